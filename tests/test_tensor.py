@@ -263,6 +263,28 @@ def test_indexing():
   assert x[1, 0, 0].shape == ()
 
 
+def test_indexing_with_traced_indices():
+  x = tf.reshape(tf.range(12.0), [3, 4])
+  assert tf.function(lambda x, i: x[i])(x, tf.constant(1)).numpy().tolist() == [4, 5, 6, 7]
+  r = tf.function(lambda x, i, j: x[i:j, ::-1])(x, tf.constant(0), tf.constant(2))
+  np.testing.assert_array_equal(r.numpy(), np.arange(12.0).reshape(3, 4)[0:2, ::-1])
+  assert tf.function(lambda x, i: x[..., i])(x, tf.constant(-1)).numpy().tolist() == [3, 7, 11]
+  sig = [tf.TensorSpec([None, None]), tf.TensorSpec([], tf.int32)]
+  assert tf.function(lambda x, i: x[i, 1:], input_signature=sig)(
+      x, tf.constant(2)).numpy().tolist() == [9, 10, 11]
+
+  @tf.function
+  def grad(x, i):
+    with tf.GradientTape() as tape:
+      tape.watch(x)
+      y = tf.reduce_sum(x[i:, 1] * 2.0)
+    return tape.gradient(y, x)
+  np.testing.assert_array_equal(grad(x, tf.constant(1)).numpy(),
+                                [[0, 0, 0, 0], [0, 2, 0, 0], [0, 2, 0, 0]])
+  with pytest.raises(IAE, match="slice index 5 of dimension 0 out of bounds"):
+    tf.function(lambda x, i: x[i])(x, tf.constant(5))
+
+
 # ------------------------------------------------------- Python protocols
 
 def test_unhashable_and_ref():
@@ -573,11 +595,11 @@ def test_print_to_stdout(capsys):
   assert capsys.readouterr().out == "3\n"
 
 
-@pytest.mark.xfail(strict=True, reason="logging_ops formats Python strings inside structures "
-                   "with str(), TF with pprint.pformat (quoted)")
-def test_print_structures_use_pprint(capsys):
+def test_print_structures_quote_python_values(capsys):
   tf.print([tf.constant(2), "s"], output_stream=sys.stdout)
   assert capsys.readouterr().out == "[2, 's']\n"
+  tf.print("top", ["s", 1, 2.5, None, b"b"], ("t",), output_stream=sys.stdout)
+  assert capsys.readouterr().out == "top ['s', 1, 2.5, None, b'b'] ('t',)\n"
 
 
 def test_print_summarize_elides(capsys):

@@ -219,8 +219,19 @@ def converted_call(f, args, kwargs):
   if special is not None:
     return special(*args, **kwargs)
   if _is_user_function(f):
-    f = convert(f)
+    if not _is_generator(f):
+      f = convert(f)
+  elif not isinstance(f, (types.FunctionType, types.MethodType, type)):
+    f = convert(f)  # a callable object: its __call__ when that is a user function
   return f(*args, **kwargs)
+
+
+def _is_generator(f):
+  """Generators run as written when called (their loops are Python loops over
+  Python values); only an explicit convert() of one is an error."""
+  fn = f.__func__ if isinstance(f, types.MethodType) else f
+  return inspect.isgeneratorfunction(fn) or inspect.iscoroutinefunction(fn) or \
+      inspect.isasyncgenfunction(fn)
 
 
 def to_code(entity, recursive=True, experimental_optional_features=None):

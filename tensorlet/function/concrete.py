@@ -190,7 +190,9 @@ class ConcreteFunction:
         self._collect(f"{name}[{kk!r}]", sub, v[kk], leaves)
     else:
       got = trace_type.key_of(v)
-      if got != key:
+      if kind == "C" and hasattr(key[1], "to_tensors") and trace_type.is_subtype(got, key):
+        leaves.extend(key[1].to_tensors(v))
+      elif got != key:
         raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast {v!r} to "
                         f"{trace_type.describe(key)}`. Received value {v!r} for argument "
                         f"'{name}' with signature: {self.function_type}.")

@@ -356,11 +356,20 @@ def _placeholders(fg, v, key, name, leaves):
       return type(v)(out)
     except TypeError:
       return out
+  if kind == "C" and hasattr(key[1], "to_tensors"):
+    # NOTE: TF's TraceType protocol: the value enters the graph as the tensors of
+    # flatten() (a tf.data.Dataset as one variant tensor) and is rebuilt from them.
+    phs = [fg.placeholder(s, name) for s in key[1].flatten()]
+    leaves.extend(phs)
+    return key[1].from_tensors(iter(phs))
   return v
 
 
 def _leaves(v, key, out):
   kind = key[0]
+  if kind == "C" and hasattr(key[1], "to_tensors"):
+    out.extend(key[1].to_tensors(v))
+    return
   if kind == "T":
     if isinstance(v, Tensor):
       out.append(v)

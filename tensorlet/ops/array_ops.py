@@ -216,7 +216,7 @@ def _creation(value):
     cv = constant_value(s)
     if cv is not None:
       if np.any(cv < 0):
-        raise InvalidArgumentError(None, None, f"Dimension -1 must be >= 0 [Op:Fill]")
+        raise InvalidArgumentError(None, None, "Dimension -1 must be >= 0 [Op:Fill]")
       v = np.full(tuple(int(d) for d in cv), value, dtype=dtype._np) if dtype is not _dt.string \
           else np.full(tuple(int(d) for d in cv), b"", dtype=object)
       return constant(v, dtype=dtype, name=kind)
@@ -737,9 +737,9 @@ def _check_indices(idx, n, op_name):
 
 def _check_index_dtype(i, op_name, attr="Tindices", allowed="int16, int32, int64"):
   if not i.dtype.is_integer:
-    raise InvalidArgumentError(None, None, f"Value for attr '{attr}' of "
-                               f"{ {'float32': 'float', 'float64': 'double', 'float16': 'half'}.get(i.dtype.name, i.dtype.name)} "
-                               f"is not in the list of allowed values: {allowed} [Op:{op_name}]")
+    from tensorlet.ops.registry import _rt  # TF's runtime dtype names ("float")
+    raise InvalidArgumentError(None, None, f"Value for attr '{attr}' of {_rt(i.dtype)} is not "
+                               f"in the list of allowed values: {allowed} [Op:{op_name}]")
 
 
 def _check_nd_indices(indices, shape, op_name):
@@ -1576,7 +1576,7 @@ def unique(x, out_idx=_int32, name=None):
   """Unique values of a 1-D tensor in first-seen order, and each element's index into them."""
   t = convert_to_tensor(x)
   if t.shape.rank != 1:
-    raise InvalidArgumentError(None, None, f"unique expects a 1D vector. [Op:Unique]")
+    raise InvalidArgumentError(None, None, "unique expects a 1D vector. [Op:Unique]")
   y, idx = execute(Unique, [t], {"out_idx": _dt.as_dtype(out_idx)})
   return _Unique(y, idx)
 
@@ -1663,7 +1663,7 @@ def roll(input, shift, axis, name=None):  # noqa: A002
   if x.shape.rank == 0:
     raise InvalidArgumentError(None, None, "input must be 1-D or higher [Op:Roll]")
   if shifts.shape != axes.shape:
-    raise InvalidArgumentError(None, None, f"shift and axis must have the same size "
+    raise InvalidArgumentError(None, None, "shift and axis must have the same size "
                                f"[Op:Roll]")
   if shifts.dtype.kind not in "iu" or axes.dtype.kind not in "iu":
     raise InvalidArgumentError(None, None, "shift and axis must be integers [Op:Roll]")

@@ -321,10 +321,10 @@ def _reconcile(a, b):
         raise ValueError(f"true_fn and false_fn arguments to tf.cond must return the same "
                          f"values for non-tensor outputs; output #{k} is {x!r} in one branch "
                          f"and {y!r} in the other")
-      d = convert_to_tensor(x).dtype if not isinstance(x, float) and not isinstance(y, float) \
-          else _dt.float32
-      _set_output(a, k, x, d)
-      _set_output(b, k, y, d)
+      # NOTE: each number converts on its own (1 -> int32, 2.5 -> float32) and
+      # the dtype check then fails, as in TF.
+      _set_output(a, k, x, convert_to_tensor(x).dtype)
+      _set_output(b, k, y, convert_to_tensor(y).dtype)
     elif xt:
       _set_output(b, k, y, x.dtype)
     else:
@@ -366,8 +366,10 @@ def _check_branches(a, b):
 def _check_dtypes(a, b):
   for x, y in zip(a.outputs, b.outputs):
     if x.dtype is not y.dtype:
-      raise TypeError(f"true_fn and false_fn arguments to tf.cond must have the same dtypes: "
-                      f"{x.dtype.name} in true_fn vs {y.dtype.name} in false_fn")
+      raise TypeError(f"true_fn and false_fn arguments to tf.cond must have the same number, "
+                      f"type, and overall structure of return values.\n\ntrue_fn output: {x}\n"
+                      f"false_fn output: {y}\n\nError details:\n{x} and {y} have different "
+                      f"types")
 
 
 def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):

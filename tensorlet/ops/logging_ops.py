@@ -60,7 +60,12 @@ def _fmt_struct(x, values, summarize):
         ("," if len(x) == 1 else "") + ")"
   if isinstance(x, list):
     return "[" + ", ".join(_fmt_struct(e, values, summarize) for e in x) + "]"
-  return str(x)
+  return repr(x)  # inside a structure TF prints Python values quoted ('s', b'b')
+
+
+def _fmt_top(x, values, summarize):
+  return str(x) if not isinstance(x, (_Slot, dict, list, tuple)) else \
+      _fmt_struct(x, values, summarize)
 
 
 class _Slot:
@@ -94,7 +99,7 @@ def _stream_write(stream, text):
 @op("PrintV2", type_inputs=(), stateful=True, num_outputs=0, shape=lambda i, a: [],
     differentiable=False)
 def PrintV2(*values, template, output_stream, sep, end, summarize):
-  parts = [_fmt_struct(t, values, summarize) for t in template]
+  parts = [_fmt_top(t, values, summarize) for t in template]
   _stream_write(output_stream, sep.join(parts) + end)
   return ()
 

@@ -52,7 +52,9 @@ def TensorListReserve(size, *, element_dtype, element_shape):
 
 @op("VariantZerosLike", type_inputs=(), shape=_vshape, differentiable=False)
 def VariantZerosLike(v):
-  return Variant(None)
+  # NOTE: as long as `v` (unwritten slots), so gradient lists keep the forward
+  # list's length: a read's gradient then never ends short of a later index.
+  return Variant((None,) * len(v.value) if isinstance(v.value, tuple) else None)
 
 
 @op("VariantAddN", dtypes=_V, shape=_vshape)
@@ -183,6 +185,61 @@ def _ElementZeros(t):
   return np.zeros(np.shape(t)[1:], np.asarray(t).dtype)
 
 
+def _pieces(lst, like, element_shape, dtype):
+  """The items of `lst`; an unwritten one is zeros shaped like `like`'s item there."""
+  out = []
+  for i, x in enumerate(_items(lst)):
+    if x is None:
+      ref = _items(like)[i] if i < len(_items(like)) else None
+      if ref is not None:
+        x = np.zeros_like(ref)
+      elif element_shape is not None and element_shape.is_fully_defined():
+        x = np.zeros(element_shape.as_list(), dtype._np)
+      else:
+        raise InvalidArgumentError(None, None, f"Could not concatenate the TensorArray: "
+                                   f"element {i} was never written and its shape is unknown")
+    out.append(x)
+  return out
+
+
+def _concat_shape(inputs, attrs):
+  s = attrs.get("element_shape")
+  rest = s[1:] if s is not None and s.rank else TensorShape(None)
+  return [(TensorShape([None]).concatenate(rest), attrs["element_dtype"])]
+
+
+@op("TensorListConcat", type_inputs=(0,), dtypes=_V, shape=_concat_shape)
+def TensorListConcat(lst, like, *, element_dtype, element_shape):
+  """The elements joined along their first axis; `like` (a list) sizes unwritten ones."""
+  pieces = _pieces(lst, like, element_shape, element_dtype)
+  if not pieces:
+    rest = element_shape.as_list()[1:] if element_shape is not None and \
+        element_shape.is_fully_defined() else []
+    return np.zeros([0] + rest, element_dtype._np)
+  try:
+    return np.concatenate([np.reshape(x, (-1,) + np.shape(x)[1:]) for x in pieces])
+  except ValueError as e:
+    raise InvalidArgumentError(None, None, f"TensorArray has inconsistent element shapes and "
+                               f"cannot be concatenated: {e}") from None
+
+
+@TensorListConcat.def_grad
+def _(op, dy):
+  return [execute(TensorListSplitLike, [dy, op.inputs[1]], op.attrs), None]
+
+
+@op("TensorListSplitLike", type_inputs=(), shape=_vshape)
+def TensorListSplitLike(t, like, *, element_dtype, element_shape):
+  """`t` cut along its first axis into pieces as long as `like`'s elements."""
+  sizes = [np.shape(x)[0] for x in _pieces(like, like, element_shape, element_dtype)]
+  return Variant(tuple(np.split(t, np.cumsum(sizes)[:-1])) if sizes else ())
+
+
+@TensorListSplitLike.def_grad
+def _(op, dlist):
+  return [execute(TensorListConcat, [dlist, op.inputs[1]], op.attrs), None]
+
+
 @op("TensorListLength", dtypes=_V, shape=lambda i, a: [(TensorShape([]), _dt.int32)],
     differentiable=False)
 def TensorListLength(lst):
@@ -212,7 +269,8 @@ class TensorArray:
     else:
       if size is None and not self._dynamic_size:
         raise ValueError("Size must be provided if dynamic_size is False")
-      self._flow = execute(TensorListReserve, [convert_to_tensor(size or 0, _dt.int32)],
+      self._flow = execute(TensorListReserve, [convert_to_tensor(0 if size is None else size,
+                                                                 _dt.int32)],
                            {"element_dtype": self._dtype,
                             "element_shape": self._element_shape})
 
@@ -267,14 +325,15 @@ class TensorArray:
     """A TensorArray with `value` at `index` (use the returned array)."""
     v = value if isinstance(value, Tensor) else convert_to_tensor(value, self._dtype)
     if v.dtype is not self._dtype:
-      raise TypeError(f"TensorArray dtype is {self._dtype.name} but Op is trying to write "
-                      f"dtype {v.dtype.name}")
+      raise InvalidArgumentError(None, None, f"TensorArray dtype is {self._dtype.name} but Op "
+                                 f"is trying to write dtype {v.dtype.name}")
     shape = self._element_shape
     if shape is not None and not shape.is_compatible_with(v.shape):
       raise ValueError(f"Inconsistent shapes: saw {v.shape} but expected {shape} (and "
                        f"infer_shape=True)")
-    new_shape = v.shape if (self._infer_shape and shape is None) else (
-        shape.merge_with(v.shape) if shape is not None else None)
+    # infer_shape=False: elements may differ in shape (within `element_shape`)
+    new_shape = (v.shape if shape is None else shape.merge_with(v.shape)) \
+        if self._infer_shape else shape
     attrs = dict(self._attrs(), dynamic_size=self._dynamic_size, element_shape=shape)
     flow = execute(TensorListSetItem, [self._flow, convert_to_tensor(index, _dt.int32)
                                        if not isinstance(index, Tensor) else index, v], attrs)
@@ -294,9 +353,8 @@ class TensorArray:
     return gather(self.stack(), indices)
 
   def concat(self, name=None):
-    from tensorlet.ops.array_ops import concat, unstack
-    s = self.stack()
-    return concat(unstack(s), axis=0) if s.shape[0] else s
+    """All elements joined along their first axis (their lengths may differ)."""
+    return execute(TensorListConcat, [self._flow, self._flow], self._attrs())
 
   def unstack(self, value, name=None):
     """A TensorArray holding value[0], value[1], ... (its size becomes value.shape[0])."""
@@ -305,20 +363,29 @@ class TensorArray:
     return self._with_flow(flow, v.shape[1:] if v.shape.rank else None)
 
   def scatter(self, indices, value, name=None):
+    """A TensorArray with value[k] written at indices[k] (a static number of indices)."""
     from tensorlet.ops.array_ops import unstack
+    idx = convert_to_tensor(indices, _dt.int32) if not isinstance(indices, Tensor) else indices
+    if idx.shape.rank != 1 or idx.shape[0] is None:
+      raise ValueError(f"TensorArray.scatter needs a vector of indices of known length, got "
+                       f"shape {idx.shape}")
+    v = convert_to_tensor(value, self._dtype) if not isinstance(value, Tensor) else value
     ta = self
-    idx = np.asarray(convert_to_tensor(indices)).reshape(-1)
-    for i, x in zip(idx, unstack(convert_to_tensor(value), num=len(idx))):
-      ta = ta.write(int(i), x)
+    for i, x in zip(unstack(idx), unstack(v, num=idx.shape[0])):
+      ta = ta.write(i, x)
     return ta
 
   def split(self, value, lengths, name=None):
+    """A TensorArray of the pieces of `value` cut along its first axis by `lengths`."""
     from tensorlet.ops.array_ops import split
-    v = convert_to_tensor(value)
-    ls = [int(x) for x in np.asarray(convert_to_tensor(lengths)).reshape(-1)]
-    ta = TensorArray(self._dtype, size=len(ls), dynamic_size=self._dynamic_size,
-                     infer_shape=False)
-    for i, part in enumerate(split(v, ls)):
+    v = convert_to_tensor(value, self._dtype) if not isinstance(value, Tensor) else value
+    parts = split(v, lengths)
+    rest = v.shape[1:] if v.shape.rank else None
+    ta = TensorArray(self._dtype, size=len(parts), dynamic_size=self._dynamic_size,
+                     infer_shape=False,
+                     element_shape=TensorShape([None]).concatenate(rest) if rest is not None
+                     else None)
+    for i, part in enumerate(parts):
       ta = ta.write(i, part)
     return ta
 

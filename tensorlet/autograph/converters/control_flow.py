@@ -36,9 +36,11 @@ def _init(names):
 
 
 class _Converter:
-  def __init__(self, ctx, excluded):
+  def __init__(self, ctx, user_globals, user_nonlocals):
     self.ctx = ctx
-    self.excluded = excluded  # names declared global/nonlocal by the user
+    self.user_globals = user_globals  # names the user declared global / nonlocal:
+    self.user_nonlocals = user_nonlocals  # never state, re-declared where assigned
+    self.excluded = user_globals | user_nonlocals
 
   # A scope's statements -> (new statements, names that need a binding in this scope)
   def block(self, stmts, live_after):
@@ -78,7 +80,12 @@ class _Converter:
     """Body of a generated function: its own inits first, outer ones passed up."""
     body, need = self.block(stmts, live_after)
     local = need - set(nonlocals) - set(params)
-    return _nonlocal(nonlocals) + _init(local) + (body or [ast.Pass()]), need & set(nonlocals)
+    written = analysis.writes(stmts)
+    decl = [ast.Global(names=sorted(written & self.user_globals))] \
+        if written & self.user_globals else []
+    decl += _nonlocal(sorted(written & self.user_nonlocals))
+    return (_nonlocal(nonlocals) + decl + _init(local) + (body or [ast.Pass()]),
+            need & set(nonlocals))
 
   def _state_fns(self, names):
     get = self.ctx.new_name("get_state")
@@ -100,7 +107,10 @@ class _Converter:
 
   def if_(self, node, after):
     modified = analysis.writes(node.body + node.orelse)
-    names = self._state(modified, after | analysis.reads(node))
+    # NOTE: a name a branch assigns before reading it, and nothing reads after
+    # the statement, stays local to that branch (TF's liveness rule).
+    live = analysis.live_in(node.body) | analysis.live_in(node.orelse)
+    names = self._state(modified, after | live)
     body, up_b = self._scope_body(node.body, after, names)
     orelse, up_e = self._scope_body(node.orelse, after, names)
     b_name, e_name = self.ctx.new_name("if_body"), self.ctx.new_name("else_body")
@@ -118,7 +128,7 @@ class _Converter:
     modified = analysis.writes(node.body)
     live_in = analysis.live_in(node.body) | analysis.reads(node.test)
     names = self._state(modified, after | live_in)
-    loop_reads = analysis.reads(node)
+    loop_reads = analysis.live_in(node.body) | analysis.reads(node.test)  # the next iteration
     body, up = self._scope_body(node.body, after | loop_reads, names)
     t_name, b_name = self.ctx.new_name("loop_test"), self.ctx.new_name("loop_body")
     test_fn = ast.FunctionDef(name=t_name, args=_no_args(), body=[ast.Return(value=node.test)],
@@ -137,7 +147,8 @@ class _Converter:
     extra = getattr(node, "ag_extra_tests", [])
     live_in = (analysis.live_in(node.body) - targets) | analysis.reads(extra)
     names = self._state(modified, after | live_in)
-    loop_reads = analysis.reads(node)
+    # what the next iteration reads (the extra test holds break/return flags)
+    loop_reads = (analysis.live_in(node.body) - targets) | analysis.reads(extra)
     itr = self.ctx.new_name("itr")
     assign = ast.copy_location(
         ast.Assign(targets=[node.target], value=ast.Name(itr, ast.Load())), node)
@@ -175,6 +186,18 @@ def _fill_locations(node, origin):
     todo.extend((c, parent) for c in ast.iter_child_nodes(n))
 
 
+def _declared(fn, kind):
+  """Names of fn's own `global` (or `nonlocal`) statements, not its nested functions'."""
+  out, todo = set(), list(fn.body)
+  while todo:
+    n = todo.pop()
+    if isinstance(n, kind):
+      out.update(n.names)
+    elif not isinstance(n, _SCOPES):
+      todo.extend(ast.iter_child_nodes(n))
+  return out
+
+
 def _args(names):
   return ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in names], vararg=None,
                        kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
@@ -191,9 +214,9 @@ def transform(fn, ctx):
     params.add(fn.args.vararg.arg)
   if fn.args.kwarg:
     params.add(fn.args.kwarg.arg)
-  excluded = analysis.globals_of(fn) | {n for s in ast.walk(fn) if isinstance(s, ast.Nonlocal)
-                                         for n in s.names}
-  conv = _Converter(ctx, excluded)
+  user_globals, user_nonlocals = _declared(fn, ast.Global), _declared(fn, ast.Nonlocal)
+  excluded = user_globals | user_nonlocals
+  conv = _Converter(ctx, user_globals, user_nonlocals)
   body = fn.body
   doc = []
   if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \

@@ -50,8 +50,10 @@ class _Returns:
       s.body = self.block(s.body) or [ast.Pass()]
       s.test = templates.replace_expr("ag__.and_(lambda: nf, lambda: test)", nf=self.not_flag(),
                                       test=s.test)
+      s.orelse = self.block(s.orelse)
     elif isinstance(s, ast.For):
       s.body = self.block(s.body) or [ast.Pass()]
+      s.orelse = self.block(s.orelse)
       extra = getattr(s, "ag_extra_tests", [])
       s.ag_extra_tests = extra + [self.not_flag()]
     elif isinstance(s, ast.With):

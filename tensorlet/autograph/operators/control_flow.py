@@ -64,13 +64,31 @@ def _tf_if(cond, body, orelse, get_state, set_state, names):
         raise ValueError(f"The following symbols must also be initialized in the else branch: "
                          f"('{name}',). Alternatively, you may initialize them before the if "
                          f"statement.")
+      if not (ux or uy):
+        for xa, ya in zip(nest.flatten(x), nest.flatten(y)):
+          da, db = _dtype_of(xa), _dtype_of(ya)
+          if da is not None and db is not None and da is not db:
+            raise TypeError(f"'{name}' has dtype {da.name} in the main branch, but dtype "
+                            f"{db.name} in the else branch")
   out = _cond_graph(cond, branch(body), branch(orelse), "cond", validate=validate)
   set_state(out)
+
+
+def _dtype_of(v):
+  if _is_tensor(v):
+    return v.dtype
+  if isinstance(v, (bool, int, float, np.number, np.bool_)):
+    return convert_to_tensor(v).dtype
+  return None
 
 
 # ------------------------------------------------------------------- loops
 
 def _check_defined(names, values):
+  if any(isinstance(v, UndefinedReturnValue) for v in values):
+    raise NotImplementedError("a return statement cannot be placed inside this TensorFlow loop; "
+                              "this may happen if a return statement depends on a static "
+                              "Python condition such as a hyperparameter")
   undefined = tuple(n for n, v in zip(names, values) if is_undefined(v))
   if undefined:
     raise ValueError(f"TensorFlow requires that the following symbols must be defined before "

@@ -5,7 +5,7 @@ their own name (and `nonlocal` names) as writes and their free reads as reads.
 """
 import ast
 
-__all__ = ["writes", "reads", "live_in", "contains"]
+__all__ = ["writes", "reads", "live_in", "must_write", "contains"]
 
 
 class _Collector(ast.NodeVisitor):
@@ -68,6 +68,11 @@ class _Collector(ast.NodeVisitor):
   def visit_Global(self, node):
     pass
 
+  def visit_AugAssign(self, node):
+    self.generic_visit(node)
+    if isinstance(node.target, ast.Name):
+      self.r.add(node.target.id)  # `x += 1` reads x
+
 
 def _collect(nodes):
   c = _Collector()
@@ -85,18 +90,42 @@ def reads(nodes):
 
 
 def live_in(stmts):
-  """Names read before they are (possibly) assigned, walking statements in order."""
+  """Names that may be read before being assigned, walking statements in order.
+
+  A name counts as assigned only where it surely is: by both branches of an
+  `if`, never by a loop body (it may run zero times)."""
   written = set()
   live = set()
   for s in stmts if isinstance(stmts, list) else [stmts]:
-    c = _collect(s)
     if isinstance(s, (ast.Assign, ast.AnnAssign)):
       live |= reads(s.value) - written if s.value is not None else set()
+      written |= writes(s)
+    elif isinstance(s, ast.If):
+      live |= (reads(s.test) | live_in(s.body) | live_in(s.orelse)) - written
+      written |= must_write(s.body) & must_write(s.orelse)
+    elif isinstance(s, ast.For):
+      inner = (live_in(s.body) - writes(s.target)) | live_in(s.orelse)
+      live |= (reads(s.iter) | inner) - written
+    elif isinstance(s, ast.While):
+      live |= (reads(s.test) | live_in(s.body) | live_in(s.orelse)) - written
+    else:
+      c = _collect(s)
+      live |= c.r - written
       written |= c.w
-      continue
-    live |= c.r - written
-    written |= c.w
   return live
+
+
+def must_write(stmts):
+  """Names that every path through `stmts` assigns (loops and try: none)."""
+  out = set()
+  for s in stmts:
+    if isinstance(s, ast.If):
+      out |= must_write(s.body) & must_write(s.orelse)
+    elif isinstance(s, ast.With):
+      out |= writes(s.items) | must_write(s.body)
+    elif not isinstance(s, (ast.For, ast.While, ast.Try)):
+      out |= writes(s)
+  return out
 
 
 def contains(nodes, types, stop=(ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
