@@ -62,6 +62,10 @@ _LAZY = {
     "strings": "tensorlet.strings",
     "test": "tensorlet.test_util",
     "autograph": "tensorlet.autograph",
+    "train": "tensorlet.train",
+    "summary": "tensorlet.summary",
+    "data": "tensorlet.data",
+    "keras": "tensorlet.keras",
 }
 _LAZY_ATTRS = {
     "clip_by_value": ("tensorlet.ops.clip_ops", "clip_by_value"),

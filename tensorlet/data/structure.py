@@ -1,0 +1,131 @@
+"""Dataset elements: nested structures of tensors and their TensorSpecs.
+
+tf.data nests only tuples (namedtuples too) and dicts; a Python list is one
+value (converted to a tensor), as in TensorFlow. Inside a dataset an element
+travels flat: a list of NumPy values, one per component, in `tf.nest` order
+(dict keys sorted).
+"""
+import collections.abc as _abc
+
+import numpy as np
+
+from tensorlet import _nest as nest
+from tensorlet import dtypes as _dt
+from tensorlet.shape import TensorShape
+from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
+from tensorlet.tensor_spec import TensorSpec
+
+__all__ = ["normalize", "spec_of", "flatten", "pack", "batch_spec", "unbatch_spec",
+           "to_eager", "to_numpy", "compatible_spec", "check_same_structure"]
+
+
+def _is_structure(x):
+  return isinstance(x, (tuple, _abc.Mapping)) and not isinstance(x, (str, bytes))
+
+
+def normalize(value, what="element"):
+  """Converts the leaves of `value` to tensors; tuples and dicts stay structure."""
+  if isinstance(value, Tensor):
+    return value
+  if isinstance(value, tuple):
+    items = [normalize(v, what) for v in value]
+    return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+  if isinstance(value, _abc.Mapping):
+    return {k: normalize(v, what) for k, v in value.items()}
+  if hasattr(value, "_as_tensor"):
+    return value._as_tensor()
+  if value is None:
+    raise TypeError(f"tf.data does not support None as a {what} component")
+  try:
+    return convert_to_tensor(value)
+  except (TypeError, ValueError) as e:
+    raise TypeError(f"Could not convert the {what} component {value!r} to a tensor: "
+                    f"{e}") from None
+
+
+def flatten(structure):
+  return nest.flatten(structure)
+
+
+def pack(structure, flat):
+  return nest.pack_sequence_as(structure, list(flat))
+
+
+def spec_of(t):
+  return TensorSpec(t.shape, t.dtype)
+
+
+def batch_spec(spec, batch_size):
+  return TensorSpec(TensorShape([batch_size]).concatenate(spec.shape), spec.dtype)
+
+
+def unbatch_spec(spec, what="Unbatching"):
+  if spec.shape.rank == 0:
+    raise ValueError(f"{what} a tensor is only supported for rank >= 1")
+  return TensorSpec(spec.shape[1:], spec.dtype)
+
+
+def compatible_spec(a, b):
+  """The most specific spec both `a` and `b` fit (same dtype required), or None."""
+  if a.dtype is not b.dtype:
+    return None
+  return TensorSpec(a.shape.most_specific_compatible_shape(b.shape), a.dtype)
+
+
+def check_same_structure(a, b, what):
+  try:
+    nest.assert_same_structure(a, b, check_types=False)
+  except (TypeError, ValueError):
+    raise TypeError(f"{what}: {a} vs. {b}") from None
+
+
+def to_numpy(value, dtype):
+  """The NumPy value an element component holds (0-d: NumPy scalar, strings: ndarray)."""
+  if dtype is _dt.string:
+    return np.asarray(value, dtype=object)
+  return value
+
+
+def to_eager(value, dtype):
+  """An EagerTensor from a component value (ndarray or NumPy scalar of `dtype`)."""
+  if isinstance(value, np.ndarray):
+    if value.ndim == 0 and dtype is not _dt.string:
+      value = value[()]
+  elif dtype is _dt.string:
+    value = np.asarray(value, dtype=object)
+  elif not isinstance(value, np.generic):
+    value = np.asarray(value, dtype=dtype._np)[()]
+  return EagerTensor(value, dtype)
+
+
+def flat_dtypes(spec):
+  return [s.dtype for s in flatten(spec)]
+
+
+def eager_element(spec, flat_values, dtypes=None):
+  """The element structure of EagerTensors for flat component values."""
+  dtypes = dtypes or flat_dtypes(spec)
+  ts = [to_eager(v, d) for v, d in zip(flat_values, dtypes)]
+  if len(ts) == 1 and not _is_structure(spec):
+    return ts[0]
+  return pack(spec, ts)
+
+
+def numpy_element(spec, flat_values, dtypes=None):
+  """The element structure of NumPy values (as_numpy_iterator: strings as bytes)."""
+  dtypes = dtypes or flat_dtypes(spec)
+  out = []
+  for v, d in zip(flat_values, dtypes):
+    if d is _dt.string and isinstance(v, np.ndarray) and v.ndim == 0:
+      v = v[()]
+    elif isinstance(v, np.ndarray) and v.ndim == 0:
+      v = v[()]
+    out.append(v)
+  if len(out) == 1 and not _is_structure(spec):
+    return out[0]
+  return pack(spec, out)
+
+
+def describe(spec):
+  """Text of an element_spec as TF prints it."""
+  return repr(spec)

@@ -1,0 +1,711 @@
+"""Dataset transformations: each a DatasetV2 subclass with a `_flat_iter`
+generator over its input's flat elements and TensorFlow's cardinality rule."""
+import itertools
+import os
+
+import numpy as np
+
+from tensorlet import _nest as nest
+from tensorlet import dtypes as _dt
+from tensorlet.data import ops, structure
+from tensorlet.data.dataset import (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, DatasetV2,
+                                    _int64, check_dataset)
+from tensorlet.data.function import StructuredFunction
+from tensorlet.errors import InvalidArgumentError
+from tensorlet.shape import TensorShape
+from tensorlet.tensor import Tensor, convert_to_tensor
+from tensorlet.tensor_spec import TensorSpec
+
+_INF, _UNK = INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
+
+
+def _invalid(msg, op_name):
+  return InvalidArgumentError(None, None, f"{msg} [Op:{op_name}]")
+
+
+def _known(n):
+  return n not in (_INF, _UNK)
+
+
+def _static_value(t):
+  """The value of a tensor known while building (eager, or a graph constant), else None."""
+  from tensorlet.ops.registry import constant_value
+  v = constant_value(t)
+  return None if v is None else v[()] if np.ndim(v) == 0 else v
+
+
+# ------------------------------------------------------------------ zip / concat
+
+class _ZipDataset(DatasetV2):
+  _op_name = "ZipDataset"
+
+  def __init__(self, datasets):
+    if isinstance(datasets, list):
+      raise TypeError("Invalid `datasets`. `datasets` is expected to be a (nested) structure "
+                      "of `tf.data.Dataset` objects. Python `list` is not supported and you "
+                      "should use `tuple` instead.")
+    flat = nest.flatten(datasets)
+    for d in flat:
+      if not isinstance(d, DatasetV2):
+        raise TypeError(f"Invalid `datasets`. `datasets` is expected to be a (nested) "
+                        f"structure of `tf.data.Dataset` objects but encountered object with "
+                        f"type: {type(d)}.")
+    spec = nest.map_structure(lambda d: d.element_spec, datasets)
+    self._setup(flat, [], spec)
+
+  def _flat_iter(self):
+    its = [d._flat_iter() for d in self._inputs]
+    for parts in zip(*its):
+      yield [x for p in parts for x in p]
+
+  def _cardinality(self):
+    result = _INF
+    for d in self._inputs:
+      n = d._cardinality()
+      if n == _UNK:
+        return _UNK
+      if n != _INF and (result == _INF or n < result):
+        result = n
+    return result
+
+
+class _ConcatenateDataset(DatasetV2):
+  _op_name = "ConcatenateDataset"
+
+  def __init__(self, a, b):
+    check_dataset(b, "`dataset`")
+    sa, sb = a.element_spec, b.element_spec
+    structure.check_same_structure(sa, sb, "Incompatible dataset elements")
+    flat = [structure.compatible_spec(x, y) for x, y in
+            zip(structure.flatten(sa), structure.flatten(sb))]
+    if any(f is None for f in flat):
+      raise TypeError(f"Incompatible dataset elements: {sa} vs. {sb}")
+    self._setup([a, b], [], structure.pack(sa, flat))
+
+  def _flat_iter(self):
+    yield from self._inputs[0]._flat_iter()
+    yield from self._inputs[1]._flat_iter()
+
+  def _cardinality(self):
+    n1, n2 = (d._cardinality() for d in self._inputs)
+    if _INF in (n1, n2):
+      return _INF
+    if _UNK in (n1, n2):
+      return _UNK
+    return n1 + n2
+
+
+# --------------------------------------------------------------- functions
+
+class _MapDataset(DatasetV2):
+  _op_name = "MapDataset"
+
+  def __init__(self, input_ds, map_func):
+    self._fn = StructuredFunction(map_func, input_ds.element_spec, "Dataset.map")
+    for x in structure.flatten(self._fn.structure):
+      if isinstance(x, DatasetV2):
+        raise TypeError("tensorlet datasets cannot hold datasets as elements; use flat_map "
+                        "or interleave to combine them.")
+    self._setup([input_ds], self._fn.captures, self._fn.output_spec)
+
+  def _flat_iter(self):
+    call, caps = self._fn.callable, self._values
+    for e in self._inputs[0]._flat_iter():
+      yield list(call(*e, *caps))
+
+  def _cardinality(self):
+    return self._inputs[0]._cardinality()
+
+
+class _ParallelMapDataset(_MapDataset):
+  _op_name = "ParallelMapDatasetV2"
+
+
+class _FilterDataset(DatasetV2):
+  _op_name = "FilterDataset"
+
+  def __init__(self, input_ds, predicate):
+    self._fn = StructuredFunction(predicate, input_ds.element_spec, "Dataset.filter")
+    outs = self._fn.graph.outputs
+    if len(outs) != 1:
+      raise ValueError(f"Invalid `predicate`. `predicate` must return a `tf.bool` scalar "
+                       f"tensor, but its return type is {self._fn.output_spec}.")
+    ops.check_scalar_bool(outs[0], "Dataset.filter")
+    self._setup([input_ds], self._fn.captures, input_ds.element_spec)
+
+  def _flat_iter(self):
+    call, caps = self._fn.callable, self._values
+    for e in self._inputs[0]._flat_iter():
+      if call(*e, *caps)[0]:
+        yield e
+
+
+class _TakeWhileDataset(_FilterDataset):
+  _op_name = "TakeWhileDataset"
+
+  def _flat_iter(self):
+    call, caps = self._fn.callable, self._values
+    for e in self._inputs[0]._flat_iter():
+      if not call(*e, *caps)[0]:
+        return
+      yield e
+
+
+class _FlatMapDataset(DatasetV2):
+  _op_name = "FlatMapDataset"
+
+  def __init__(self, input_ds, map_func):
+    self._fn = StructuredFunction(map_func, input_ds.element_spec, "Dataset.flat_map")
+    out = self._fn.structure
+    if not isinstance(out, DatasetV2):
+      raise TypeError(f"The `map_func` argument must return a `Dataset` object. Got "
+                      f"{type(out)}.")
+    self._setup([input_ds], self._fn.captures, out.element_spec)
+
+  def _flat_iter(self):
+    call, caps = self._fn.callable, self._values
+    for e in self._inputs[0]._flat_iter():
+      yield from call(*e, *caps)[0].value._flat_iter()
+
+
+# ---------------------------------------------------------------- batching
+
+def _stack(rows, k, op_name):
+  first = np.shape(rows[0])
+  for j, r in enumerate(rows):
+    if np.shape(r) != first:
+      raise _invalid(f"Cannot batch tensors with different shapes in component {k}. First "
+                     f"element had shape {list(first)} and element {j} had shape "
+                     f"{list(np.shape(r))}.", op_name)
+  return np.stack(rows)
+
+
+def _batch_dim(batch_size, drop_remainder):
+  bs, drop = _static_value(batch_size), _static_value(drop_remainder)
+  return int(bs) if bs is not None and drop is not None and bool(drop) else None
+
+
+def _bool(value, name):
+  if isinstance(value, Tensor):
+    if value.dtype is not _dt.bool:
+      raise TypeError(f"`{name}` must be a bool, got a {value.dtype.name} tensor")
+    return value
+  return convert_to_tensor(bool(value))
+
+
+def _batched_cardinality(n, bs, drop):
+  if not _known(n):
+    return n
+  return n // bs if drop else -(-n // bs)
+
+
+class _BatchDataset(DatasetV2):
+  _op_name = "BatchDatasetV2"
+
+  def __init__(self, input_ds, batch_size, drop_remainder, num_parallel_calls=None):
+    if num_parallel_calls is not None:
+      self._repr_name = "_ParallelBatchDataset"
+    bs = _int64(batch_size, "batch_size")
+    drop = _bool(drop_remainder, "drop_remainder")
+    dim = _batch_dim(bs, drop)
+    spec = nest.map_structure(lambda s: structure.batch_spec(s, dim), input_ds.element_spec)
+    self._setup([input_ds], [bs, drop], spec)
+
+  def _validate(self):
+    if int(self._values[0]) <= 0:
+      raise _invalid("batch_size must be greater than zero.", "BatchDatasetV2")
+
+  def _flat_iter(self):
+    bs, drop = int(self._values[0]), bool(self._values[1])
+    it = self._inputs[0]._flat_iter()
+    while True:
+      rows = list(itertools.islice(it, bs))
+      if not rows or (drop and len(rows) < bs):
+        return
+      yield [_stack([r[k] for r in rows], k, "BatchDatasetV2") for k in range(len(rows[0]))]
+      if len(rows) < bs:
+        return
+
+  def _cardinality(self):
+    return _batched_cardinality(self._inputs[0]._cardinality(), int(self._values[0]),
+                                bool(self._values[1]))
+
+
+def _padded_compatible(padded, shape):
+  if padded.rank is None or shape.rank is None:
+    return True
+  if padded.rank != shape.rank:
+    return False
+  return all(p is None or s is None or p >= s for p, s in zip(padded.as_list(), shape.as_list()))
+
+
+def _default_padding(dtype):
+  if dtype is _dt.string:
+    return np.asarray(b"", dtype=object)
+  return np.zeros((), dtype=dtype._np)
+
+
+class _PaddedBatchDataset(DatasetV2):
+  _op_name = "PaddedBatchDatasetV2"
+
+  def __init__(self, input_ds, batch_size, padded_shapes, padding_values, drop_remainder):
+    spec = input_ds.element_spec
+    flat_specs = structure.flatten(spec)
+    if padded_shapes is None:
+      shapes = []
+      for k, s in enumerate(flat_specs):
+        if s.shape.rank is None:
+          raise ValueError(f"You must provide `padded_shapes` argument because component {k} "
+                           f"has unknown rank.")
+        shapes.append(s.shape)
+    else:
+      shapes = _up_to(spec, padded_shapes, "padded_shapes", _as_padded_shape)
+    for p, s in zip(shapes, flat_specs):
+      if not _padded_compatible(p, s.shape):
+        raise ValueError(f"The padded shape {p} is not compatible with the shape {s.shape} of "
+                         f"the corresponding input component.")
+    if padding_values is None:
+      pads = [_default_padding(s.dtype) for s in flat_specs]
+    else:
+      if not isinstance(padding_values, (tuple, dict)) and isinstance(spec, (tuple, dict)):
+        padding_values = nest.map_structure(lambda _: padding_values, spec)
+      raw = _up_to(spec, padding_values, "padding_values", lambda v: v)
+      pads = [_padding_value(v, s.dtype) for v, s in zip(raw, flat_specs)]
+    self._shapes = shapes
+    self._pads = pads
+    bs = _int64(batch_size, "batch_size")
+    drop = _bool(drop_remainder, "drop_remainder")
+    dim = _batch_dim(bs, drop)
+    out = [TensorSpec(TensorShape([dim]).concatenate(p), s.dtype)
+           for p, s in zip(shapes, flat_specs)]
+    self._setup([input_ds], [bs, drop], structure.pack(spec, out))
+
+  def _validate(self):
+    if int(self._values[0]) <= 0:
+      raise _invalid("batch_size must be greater than zero.", "PaddedBatchDatasetV2")
+
+  def _pad(self, rows, k):
+    shapes = [np.shape(r) for r in rows]
+    target = self._shapes[k]
+    rank = len(shapes[0]) if target.rank is None else target.rank
+    if any(len(s) != rank for s in shapes):
+      raise _invalid(f"All elements in a batch must have the same rank as the padded shape "
+                     f"for component{k}: expected rank {rank} but got element with rank "
+                     f"{next(len(s) for s in shapes if len(s) != rank)}",
+                     "PaddedBatchDatasetV2")
+    dims = target.as_list() if target.rank is not None else [None] * rank
+    full = [d if d is not None else max((s[i] for s in shapes), default=0)
+            for i, d in enumerate(dims)]
+    for s in shapes:
+      if any(a > b for a, b in zip(s, full)):
+        raise _invalid("Attempted to pad to a smaller size than the input element.",
+                       "PaddedBatchDatasetV2")
+    pad = self._pads[k]
+    dtype = pad.dtype
+    out = np.empty([len(rows)] + full, dtype=dtype)
+    out[...] = pad
+    for i, r in enumerate(rows):
+      out[(i,) + tuple(slice(0, n) for n in np.shape(r))] = r
+    return out
+
+  def _flat_iter(self):
+    bs, drop = int(self._values[0]), bool(self._values[1])
+    it = self._inputs[0]._flat_iter()
+    while True:
+      rows = list(itertools.islice(it, bs))
+      if not rows or (drop and len(rows) < bs):
+        return
+      yield [self._pad([r[k] for r in rows], k) for k in range(len(rows[0]))]
+      if len(rows) < bs:
+        return
+
+  def _cardinality(self):
+    return _batched_cardinality(self._inputs[0]._cardinality(), int(self._values[0]),
+                                bool(self._values[1]))
+
+
+def _as_padded_shape(s):
+  if isinstance(s, Tensor):
+    v = _static_value(s)
+    if v is None:
+      raise ValueError("`padded_shapes` must be known while the dataset is built")
+    s = [int(d) for d in np.reshape(v, -1)]
+  shape = TensorShape(s)
+  return shape
+
+
+def _up_to(spec, values, name, fn):
+  """`values` flattened up to the structure of `spec` (a shape is a leaf)."""
+  if isinstance(spec, tuple):
+    if not isinstance(values, (tuple, list)) or len(values) != len(spec):
+      raise ValueError(f"The two structures don't have the same sequence length: `{name}` "
+                       f"{values!r} vs. element_spec {spec}")
+    return [x for s, v in zip(spec, values) for x in _up_to(s, v, name, fn)]
+  if isinstance(spec, dict):
+    if not isinstance(values, dict) or set(values) != set(spec):
+      raise ValueError(f"The two structures don't have the same keys: `{name}` {values!r} "
+                       f"vs. element_spec {spec}")
+    return [x for k in sorted(spec) for x in _up_to(spec[k], values[k], name, fn)]
+  return [fn(values)]
+
+
+def _padding_value(v, dtype):
+  try:
+    t = convert_to_tensor(v, dtype) if not isinstance(v, Tensor) else v
+  except (TypeError, ValueError) as e:
+    raise TypeError(f"Invalid `padding_values`: {v!r} does not fit the component dtype "
+                    f"{dtype.name}: {e}") from None
+  if t.dtype is not dtype:
+    raise TypeError(f"Invalid `padding_values`: a {t.dtype.name} value for a {dtype.name} "
+                    f"component")
+  if t.shape.rank != 0:
+    raise ValueError(f"Invalid `padding_values`: padding values must be scalars, got shape "
+                     f"{t.shape}")
+  v = _static_value(t)
+  if v is None:
+    raise ValueError("`padding_values` must be known while the dataset is built")
+  return np.asarray(v, dtype=dtype._np)
+
+
+class _UnbatchDataset(DatasetV2):
+  _op_name = "UnbatchDataset"
+
+  def __init__(self, input_ds):
+    spec = input_ds.element_spec
+    flat = structure.flatten(spec)
+    for s in flat:
+      if s.shape.rank == 0:
+        raise ValueError("Unbatching a dataset is only supported for rank >= 1")
+    dims = {s.shape[0] for s in flat if s.shape.rank}
+    self._static_batch = dims.pop() if len(dims) == 1 and None not in dims and \
+        all(s.shape.rank for s in flat) else None
+    self._setup([input_ds], [], structure.pack(spec, [structure.unbatch_spec(s)
+                                                      for s in flat]))
+
+  def _flat_iter(self):
+    getters = [_slice_getter(s.dtype) for s in structure.flatten(self._element_spec)]
+    for e in self._inputs[0]._flat_iter():
+      sizes = [np.shape(v)[0] if np.ndim(v) else None for v in e]
+      for k, n in enumerate(sizes):
+        if n is None:
+          raise _invalid("Input element must have a non-scalar value in each component.",
+                         "UnbatchDataset")
+        if n != sizes[0]:
+          raise _invalid(f"Input element must have the same batch size in each component. "
+                         f"Component 0 had size {sizes[0]} but component {k} had size {n}.",
+                         "UnbatchDataset")
+      for i in range(sizes[0]):
+        yield [g(v, i) for g, v in zip(getters, e)]
+
+  def _cardinality(self):
+    n = self._inputs[0]._cardinality()
+    if not _known(n):
+      return n
+    return n * self._static_batch if self._static_batch is not None else _UNK
+
+
+def _slice_getter(dtype):
+  if dtype is _dt.string:
+    return lambda arr, i: np.asarray(arr[i], dtype=object)
+  return lambda arr, i: arr[i]
+
+
+# ------------------------------------------------------------------ ordering
+
+class _ShuffleDataset(DatasetV2):
+  _op_name = "ShuffleDatasetV3"
+
+  def __init__(self, input_ds, buffer_size, seed, reshuffle_each_iteration):
+    from tensorlet.ops.random_ops import get_seed
+    if isinstance(seed, Tensor):
+      seed = int(_static_value(seed))
+    self._seeds = get_seed(seed)
+    self._reshuffle = bool(reshuffle_each_iteration)
+    # NOTE: no seed and no reshuffling: one random order, the same every epoch.
+    self._fixed = int(np.random.SeedSequence().entropy % (1 << 63))
+    self._setup([input_ds], [_int64(buffer_size, "buffer_size")], input_ds.element_spec)
+
+  def _init_state(self):
+    self._epochs = itertools.count()
+
+  def _validate(self):
+    if int(self._values[0]) <= 0:
+      raise _invalid("buffer_size must be greater than zero.", "ShuffleDatasetV3")
+
+  def _rng(self):
+    seed, seed2 = self._seeds
+    epoch = next(self._epochs) if self._reshuffle else 0
+    if seed == 0 and seed2 == 0:
+      return np.random.default_rng() if self._reshuffle else np.random.default_rng(self._fixed)
+    return np.random.default_rng([seed, seed2, epoch])
+
+  def _flat_iter(self):
+    size = int(self._values[0])
+    rng = self._rng()
+    it = self._inputs[0]._flat_iter()
+    buf = list(itertools.islice(it, size))
+    draws, j = rng.random(256), 0
+    while buf:
+      if j == len(draws):
+        draws, j = rng.random(256), 0
+      i = int(draws[j] * len(buf))
+      j += 1
+      out = buf[i]
+      nxt = next(it, None)
+      if nxt is None:
+        buf[i] = buf[-1]
+        buf.pop()
+      else:
+        buf[i] = nxt
+      yield out
+
+  def _cardinality(self):
+    return self._inputs[0]._cardinality()
+
+
+class _RepeatDataset(DatasetV2):
+  _op_name = "RepeatDataset"
+
+  def __init__(self, input_ds, count):
+    self._setup([input_ds], [_int64(-1 if count is None else count, "count")],
+                input_ds.element_spec)
+
+  def _flat_iter(self):
+    count = int(self._values[0])
+    src = self._inputs[0]
+    if count >= 0:
+      for _ in range(count):
+        yield from src._flat_iter()
+      return
+    while True:
+      empty = True
+      for e in src._flat_iter():
+        empty = False
+        yield e
+      if empty:
+        return
+
+  def _cardinality(self):
+    n, count = self._inputs[0]._cardinality(), int(self._values[0])
+    if count < 0:
+      return 0 if n == 0 else _INF
+    if count == 0:
+      return 0
+    if not _known(n):
+      return n
+    return n * count
+
+
+class _TakeDataset(DatasetV2):
+  _op_name = "TakeDataset"
+
+  def __init__(self, input_ds, count):
+    self._setup([input_ds], [_int64(count, "count")], input_ds.element_spec)
+
+  def _flat_iter(self):
+    count = int(self._values[0])
+    it = self._inputs[0]._flat_iter()
+    yield from (it if count < 0 else itertools.islice(it, count))
+
+  def _cardinality(self):
+    n, count = self._inputs[0]._cardinality(), int(self._values[0])
+    if n == _UNK:
+      return _UNK
+    if n == _INF:
+      return _INF if count < 0 else count
+    if count < 0:
+      return n
+    return min(n, count)
+
+
+class _SkipDataset(DatasetV2):
+  _op_name = "SkipDataset"
+
+  def __init__(self, input_ds, count):
+    self._setup([input_ds], [_int64(count, "count")], input_ds.element_spec)
+
+  def _flat_iter(self):
+    count = int(self._values[0])
+    if count < 0:
+      return
+    yield from itertools.islice(self._inputs[0]._flat_iter(), count, None)
+
+  def _cardinality(self):
+    n, count = self._inputs[0]._cardinality(), int(self._values[0])
+    if not _known(n):
+      return n
+    return 0 if count < 0 else max(0, n - count)
+
+
+class _ShardDataset(DatasetV2):
+  _op_name = "ShardDataset"
+
+  def __init__(self, input_ds, num_shards, index):
+    self._setup([input_ds], [_int64(num_shards, "num_shards"), _int64(index, "index")],
+                input_ds.element_spec)
+
+  def _validate(self):
+    n, i = (int(v) for v in self._values)
+    if n <= 0:
+      raise _invalid(f"Number of shards must be greater than zero (currently num_shards = "
+                     f"{n}).", "ShardDataset")
+    if i < 0 or i >= n:
+      raise _invalid(f"Index must be between 0 and {n - 1} (currently index = {i}).",
+                     "ShardDataset")
+
+  def _flat_iter(self):
+    n, i = (int(v) for v in self._values)
+    yield from itertools.islice(self._inputs[0]._flat_iter(), i, None, n)
+
+  def _cardinality(self):
+    c = self._inputs[0]._cardinality()
+    n, i = (int(v) for v in self._values)
+    if not _known(c):
+      return c
+    return c // n + (1 if i < c % n else 0)
+
+
+class _PrefetchDataset(DatasetV2):
+  _op_name = "PrefetchDataset"
+
+  def __init__(self, input_ds, buffer_size):
+    self._setup([input_ds], [_int64(buffer_size, "buffer_size")], input_ds.element_spec)
+
+  def _validate(self):
+    if int(self._values[0]) < -1:
+      raise _invalid("buffer_size must be >= -1 (-1 is AUTOTUNE).", "PrefetchDataset")
+
+  def _flat_iter(self):
+    return self._inputs[0]._flat_iter()
+
+  def _cardinality(self):
+    return self._inputs[0]._cardinality()
+
+
+# -------------------------------------------------------------------- cache
+
+class _CacheDataset(DatasetV2):
+  """Elements cached after the first complete pass: in memory, or in
+  `filename + '.npz'` (NumPy arrays only, loaded without pickle)."""
+
+  _op_name = "CacheDatasetV2"
+
+  def __init__(self, input_ds, filename):
+    if not isinstance(filename, Tensor):
+      filename = os.fspath(filename)
+    self._setup([input_ds], [convert_to_tensor(filename, _dt.string)], input_ds.element_spec)
+
+  def _init_state(self):
+    self._memory = None
+
+  def _path(self):
+    name = self._values[0]
+    name = name[()] if isinstance(name, np.ndarray) else name
+    name = name.decode() if isinstance(name, bytes) else str(name)
+    return name + ".npz" if name else ""
+
+  def _flat_iter(self):
+    path = self._path()
+    if not path and self._memory is not None:
+      yield from self._memory
+      return
+    if path and os.path.exists(path):
+      yield from _read_cache(path, structure.flatten(self._element_spec))
+      return
+    items = []
+    for e in self._inputs[0]._flat_iter():
+      items.append(e)
+      yield e
+    if path:
+      _write_cache(path, items, structure.flatten(self._element_spec))
+    else:
+      self._memory = items
+
+  def _cardinality(self):
+    return self._inputs[0]._cardinality()
+
+
+def _write_cache(path, items, specs):
+  arrays = {"n": np.int64(len(items)),
+            "dtypes": np.array([s.dtype.name for s in specs], dtype="U")}
+  for k, s in enumerate(specs):
+    vals = [np.asarray(e[k], dtype=object if s.dtype is _dt.string else None) for e in items]
+    arrays[f"c{k}_ranks"] = np.array([v.ndim for v in vals], dtype=np.int64)
+    arrays[f"c{k}_dims"] = np.array([d for v in vals for d in v.shape], dtype=np.int64)
+    if s.dtype is _dt.string:
+      strs = [x for v in vals for x in v.reshape(-1)]
+      arrays[f"c{k}_lens"] = np.array([len(x) for x in strs], dtype=np.int64)
+      arrays[f"c{k}_data"] = np.frombuffer(b"".join(strs), dtype=np.uint8)
+    else:
+      arrays[f"c{k}_data"] = np.concatenate([v.reshape(-1) for v in vals]) if vals else \
+          np.zeros(0, s.dtype._np)
+  tmp = path + ".tmp"
+  with open(tmp, "wb") as f:
+    np.savez(f, **arrays)
+  os.replace(tmp, path)
+
+
+def _read_cache(path, specs):
+  with np.load(path, allow_pickle=False) as z:
+    data = {k: z[k] for k in z.files}
+  names = [str(x) for x in data["dtypes"]]
+  if names != [s.dtype.name for s in specs]:
+    raise InvalidArgumentError(None, None, f"The cache file {path} holds elements of dtypes "
+                               f"{names}, but the dataset's are "
+                               f"{[s.dtype.name for s in specs]}.")
+  n = int(data["n"])
+  comps = []
+  for k, s in enumerate(specs):
+    ranks, dims, flat = data[f"c{k}_ranks"], data[f"c{k}_dims"], data[f"c{k}_data"]
+    out, dpos, pos = [], 0, 0
+    if s.dtype is _dt.string:
+      lens = data[f"c{k}_lens"]
+      raw = flat.tobytes()
+      offsets = np.concatenate([[0], np.cumsum(lens)])
+      spos = 0
+    for i in range(n):
+      shape = tuple(int(d) for d in dims[dpos:dpos + ranks[i]])
+      dpos += ranks[i]
+      size = int(np.prod(shape)) if shape else 1
+      if s.dtype is _dt.string:
+        vals = [raw[offsets[j]:offsets[j + 1]] for j in range(spos, spos + size)]
+        spos += size
+        arr = np.empty(size, dtype=object)
+        arr[:] = vals
+        out.append(arr.reshape(shape))
+      else:
+        arr = flat[pos:pos + size].reshape(shape)
+        pos += size
+        out.append(arr if shape else arr[()])
+    comps.append(out)
+  for i in range(n):
+    yield [c[i] for c in comps]
+
+
+class _AssertCardinalityDataset(DatasetV2):
+  _op_name = "AssertCardinalityDataset"
+
+  def __init__(self, input_ds, expected):
+    self._setup([input_ds], [_int64(expected, "expected_cardinality")], input_ds.element_spec)
+
+  def _flat_iter(self):
+    want = int(self._values[0])
+    n = 0
+    for e in self._inputs[0]._flat_iter():
+      n += 1
+      if want >= 0 and n > want:
+        raise _invalid(f"Input dataset was expected to contain {_elements(want)} but "
+                       f"contained at least {_elements(n)}.", "AssertCardinalityDataset")
+      yield e
+    if want == _INF or n < want:
+      raise _invalid(f"Input dataset was expected to contain {_elements(want)} but "
+                     f"contained only {_elements(n)}.", "AssertCardinalityDataset")
+
+  def _cardinality(self):
+    return int(self._values[0])
+
+
+def _elements(n):
+  if n == _INF:
+    return "an infinite number of elements"
+  return f"{n} element{'s' if n != 1 else ''}"
