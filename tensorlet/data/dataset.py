@@ -111,6 +111,16 @@ class DatasetV2:
   def _cardinality(self):
     return UNKNOWN_CARDINALITY
 
+  def _index_iter(self):
+    """`(arrays, iterator of row numbers)` when every element is row i of the flat
+    component `arrays` (from_tensor_slices, shuffled, taken ...), else None.
+
+    NOTE: lets `batch` gather a batch with one fancy index per component
+    instead of slicing and re-stacking every element; the row order is the
+    element order of `_flat_iter`, so both paths give the same batches.
+    """
+    return None
+
   def _check_concrete(self):
     if self._values is None:
       raise TypeError(f"The {type(self).__name__} was built inside a tf.function; it can "
@@ -473,6 +483,7 @@ class OwnedIterator:
     self._dataset = dataset
     self._spec = dataset.element_spec
     self._dtypes = structure.flat_dtypes(self._spec)
+    self._pack = structure.packer(self._spec)
     self._it = dataset._flat_iter()
 
   @property
@@ -483,8 +494,7 @@ class OwnedIterator:
     return self
 
   def __next__(self):
-    flat = next(self._it)
-    return structure.eager_element(self._spec, flat, self._dtypes)
+    return structure.eager_element(self._spec, next(self._it), self._dtypes, self._pack)
 
   def next(self):
     return self.__next__()
@@ -504,14 +514,14 @@ class OwnedIterator:
 class _NumpyIterator:
   def __init__(self, dataset):
     self._spec = dataset.element_spec
-    self._dtypes = structure.flat_dtypes(self._spec)
+    self._pack = structure.packer(self._spec)
     self._it = dataset._flat_iter()
 
   def __iter__(self):
     return self
 
   def __next__(self):
-    return structure.numpy_element(self._spec, next(self._it), self._dtypes)
+    return structure.numpy_element(self._spec, next(self._it), pack_fn=self._pack)
 
   def next(self):
     return self.__next__()

@@ -56,6 +56,9 @@ class _TensorSliceDataset(DatasetV2):
     for i in range(self._n):
       yield [g(v, i) for g, v in pairs]
 
+  def _index_iter(self):
+    return self._values, iter(range(self._n))
+
   def _cardinality(self):
     return self._n
 

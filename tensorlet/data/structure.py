@@ -102,28 +102,29 @@ def flat_dtypes(spec):
   return [s.dtype for s in flatten(spec)]
 
 
-def eager_element(spec, flat_values, dtypes=None):
+def packer(spec):
+  """A function from a flat list of components to the element structure of `spec`.
+
+  NOTE: a single tensor and a flat tuple (the usual `(x, y)`) skip tf.nest,
+  whose generic packing costs more than the rest of producing a batch.
+  """
+  if not _is_structure(spec):
+    return lambda flat: flat[0]
+  if type(spec) is tuple and not any(_is_structure(s) for s in spec):
+    return tuple
+  return lambda flat: pack(spec, flat)
+
+
+def eager_element(spec, flat_values, dtypes=None, pack_fn=None):
   """The element structure of EagerTensors for flat component values."""
   dtypes = dtypes or flat_dtypes(spec)
-  ts = [to_eager(v, d) for v, d in zip(flat_values, dtypes)]
-  if len(ts) == 1 and not _is_structure(spec):
-    return ts[0]
-  return pack(spec, ts)
+  return (pack_fn or packer(spec))([to_eager(v, d) for v, d in zip(flat_values, dtypes)])
 
 
-def numpy_element(spec, flat_values, dtypes=None):
+def numpy_element(spec, flat_values, dtypes=None, pack_fn=None):
   """The element structure of NumPy values (as_numpy_iterator: strings as bytes)."""
-  dtypes = dtypes or flat_dtypes(spec)
-  out = []
-  for v, d in zip(flat_values, dtypes):
-    if d is _dt.string and isinstance(v, np.ndarray) and v.ndim == 0:
-      v = v[()]
-    elif isinstance(v, np.ndarray) and v.ndim == 0:
-      v = v[()]
-    out.append(v)
-  if len(out) == 1 and not _is_structure(spec):
-    return out[0]
-  return pack(spec, out)
+  out = [v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in flat_values]
+  return (pack_fn or packer(spec))(out)
 
 
 def describe(spec):

@@ -180,6 +180,17 @@ def _stack(rows, k, op_name):
   return np.stack(rows)
 
 
+def _chunks(it, size, drop):
+  """Lists of `size` consecutive items of `it`; a shorter last one unless `drop`."""
+  while True:
+    rows = list(itertools.islice(it, size))
+    if not rows or (drop and len(rows) < size):
+      return
+    yield rows
+    if len(rows) < size:
+      return
+
+
 def _batch_dim(batch_size, drop_remainder):
   bs, drop = _static_value(batch_size), _static_value(drop_remainder)
   return int(bs) if bs is not None and drop is not None and bool(drop) else None
@@ -217,14 +228,15 @@ class _BatchDataset(DatasetV2):
 
   def _flat_iter(self):
     bs, drop = int(self._values[0]), bool(self._values[1])
-    it = self._inputs[0]._flat_iter()
-    while True:
-      rows = list(itertools.islice(it, bs))
-      if not rows or (drop and len(rows) < bs):
-        return
+    rows_of = self._inputs[0]._index_iter()
+    if rows_of is not None:
+      arrays, it = rows_of
+      for rows in _chunks(it, bs, drop):
+        sel = np.fromiter(rows, np.intp, len(rows))
+        yield [a[sel] for a in arrays]
+      return
+    for rows in _chunks(self._inputs[0]._flat_iter(), bs, drop):
       yield [_stack([r[k] for r in rows], k, "BatchDatasetV2") for k in range(len(rows[0]))]
-      if len(rows) < bs:
-        return
 
   def _cardinality(self):
     return _batched_cardinality(self._inputs[0]._cardinality(), int(self._values[0]),
@@ -310,14 +322,8 @@ class _PaddedBatchDataset(DatasetV2):
 
   def _flat_iter(self):
     bs, drop = int(self._values[0]), bool(self._values[1])
-    it = self._inputs[0]._flat_iter()
-    while True:
-      rows = list(itertools.islice(it, bs))
-      if not rows or (drop and len(rows) < bs):
-        return
+    for rows in _chunks(self._inputs[0]._flat_iter(), bs, drop):
       yield [self._pad([r[k] for r in rows], k) for k in range(len(rows[0]))]
-      if len(rows) < bs:
-        return
 
   def _cardinality(self):
     return _batched_cardinality(self._inputs[0]._cardinality(), int(self._values[0]),
@@ -440,27 +446,49 @@ class _ShuffleDataset(DatasetV2):
     return np.random.default_rng([seed, seed2, epoch])
 
   def _flat_iter(self):
-    size = int(self._values[0])
-    rng = self._rng()
-    it = self._inputs[0]._flat_iter()
-    buf = list(itertools.islice(it, size))
-    draws, j = rng.random(256), 0
-    while buf:
-      if j == len(draws):
-        draws, j = rng.random(256), 0
-      i = int(draws[j] * len(buf))
-      j += 1
-      out = buf[i]
-      nxt = next(it, None)
-      if nxt is None:
-        buf[i] = buf[-1]
-        buf.pop()
-      else:
-        buf[i] = nxt
-      yield out
+    return _shuffled(self._inputs[0]._flat_iter(), int(self._values[0]), self._rng())
+
+  def _index_iter(self):
+    rows_of = self._inputs[0]._index_iter()
+    if rows_of is None:
+      return None
+    arrays, it = rows_of
+    return arrays, _shuffled(it, int(self._values[0]), self._rng())
 
   def _cardinality(self):
     return self._inputs[0]._cardinality()
+
+
+def _shuffled(it, size, rng):
+  """TF's shuffle buffer: each output is a uniformly drawn buffer slot, refilled
+  from `it`. Works on elements and on row numbers alike (same draws, same order)."""
+  buf = list(itertools.islice(it, size))
+  nxt = next(it, _END)
+  if nxt is _END:
+    # NOTE: the whole input fits in the buffer; one vectorized permutation is the
+    # same distribution as drawing slot by slot, and far cheaper per element.
+    return map(buf.__getitem__, rng.permutation(len(buf)).tolist())
+  return _stream_shuffled(buf, nxt, it, rng)
+
+
+def _stream_shuffled(buf, nxt, it, rng):
+  draws, j = rng.random(256), 0
+  while buf:
+    if j == len(draws):
+      draws, j = rng.random(256), 0
+    i = int(draws[j] * len(buf))
+    j += 1
+    out = buf[i]
+    if nxt is _END:
+      buf[i] = buf[-1]
+      buf.pop()
+    else:
+      buf[i] = nxt
+      nxt = next(it, _END)
+    yield out
+
+
+_END = object()
 
 
 class _RepeatDataset(DatasetV2):
@@ -503,9 +531,11 @@ class _TakeDataset(DatasetV2):
     self._setup([input_ds], [_int64(count, "count")], input_ds.element_spec)
 
   def _flat_iter(self):
-    count = int(self._values[0])
-    it = self._inputs[0]._flat_iter()
-    yield from (it if count < 0 else itertools.islice(it, count))
+    return _take(self._inputs[0]._flat_iter(), int(self._values[0]))
+
+  def _index_iter(self):
+    rows_of = self._inputs[0]._index_iter()
+    return None if rows_of is None else (rows_of[0], _take(rows_of[1], int(self._values[0])))
 
   def _cardinality(self):
     n, count = self._inputs[0]._cardinality(), int(self._values[0])
@@ -518,6 +548,14 @@ class _TakeDataset(DatasetV2):
     return min(n, count)
 
 
+def _take(it, count):
+  return it if count < 0 else itertools.islice(it, count)
+
+
+def _skip(it, count):
+  return iter(()) if count < 0 else itertools.islice(it, count, None)
+
+
 class _SkipDataset(DatasetV2):
   _op_name = "SkipDataset"
 
@@ -525,10 +563,11 @@ class _SkipDataset(DatasetV2):
     self._setup([input_ds], [_int64(count, "count")], input_ds.element_spec)
 
   def _flat_iter(self):
-    count = int(self._values[0])
-    if count < 0:
-      return
-    yield from itertools.islice(self._inputs[0]._flat_iter(), count, None)
+    return _skip(self._inputs[0]._flat_iter(), int(self._values[0]))
+
+  def _index_iter(self):
+    rows_of = self._inputs[0]._index_iter()
+    return None if rows_of is None else (rows_of[0], _skip(rows_of[1], int(self._values[0])))
 
   def _cardinality(self):
     n, count = self._inputs[0]._cardinality(), int(self._values[0])
@@ -577,6 +616,9 @@ class _PrefetchDataset(DatasetV2):
 
   def _flat_iter(self):
     return self._inputs[0]._flat_iter()
+
+  def _index_iter(self):
+    return self._inputs[0]._index_iter()
 
   def _cardinality(self):
     return self._inputs[0]._cardinality()
