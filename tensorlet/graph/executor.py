@@ -99,7 +99,13 @@ class _Emitter:
     out_set = set(outputs)
     for o in outputs:
       last_use[o] = len(nodes)
+    inline = _inlined_reads(nodes, uses, last_use, out_set)
     for idx, n in enumerate(nodes):
+      if idx in inline:
+        # NOTE: the read goes into the next line's expression: no name that holds
+        # the array (so an update may still write in place) and no `del`.
+        names[n.outputs[0]] = n.opdef.expr.format(names[n.inputs[0]])
+        continue
       outs = []
       for j, o in enumerate(n.outputs):
         names[o] = f"{prefix}v{idx}_{j}" if len(n.outputs) > 1 else f"{prefix}v{idx}"
@@ -113,9 +119,15 @@ class _Emitter:
                                                    out_set, sizes):
             target = k
             break
+      zero = self._zero(types.get(n.outputs[0])) if n.outputs else "0"
       if target is not None:
         if "{" in od.inplace:  # a template, e.g. "np.maximum({0}, 0, out={out})"
-          lines.append(f"{indent}{od.inplace.format(*args, out=args[target])}")
+          lines.append(f"{indent}{od.inplace.format(*args, out=args[target], zero=zero)}")
+        elif od.inplace in _AUGMENTED and len(args) == 2 and (
+            target == 0 or od.inplace in _COMMUTATIVE):
+          # `v += w` skips the ufunc's keyword parsing (same casting as out=)
+          other = args[1 - target]
+          lines.append(f"{indent}{args[target]} {_AUGMENTED[od.inplace]} {other}")
         else:  # a ufunc name
           lines.append(f"{indent}np.{od.inplace}({', '.join(args)}, out={args[target]})")
         names[n.outputs[0]] = args[target]
@@ -124,7 +136,7 @@ class _Emitter:
         continue
       expr = od.expr(n.attrs) if callable(od.expr) else (od.expr if not n.attrs else None)
       if expr is not None:
-        call = expr.format(*args)
+        call = expr.format(*args, zero=zero)
       else:
         kname = f"{prefix}k{idx}"
         glb[kname] = od.kernel
@@ -143,6 +155,14 @@ class _Emitter:
       self.line_node[len(lines)] = n
       _free(lines, n, idx, names, last_use, sizes, producer, indent)
     return [names[o] for o in outputs]
+
+  def _zero(self, typ):
+    """The global name of a 0-d zero of an output's dtype ("0" when unknown)."""
+    if typ is None or typ[1]._np is None or typ[1]._np.kind not in "iuf":
+      return "0"
+    name = f"Z_{typ[1].name}"
+    self.glb.setdefault(name, np.zeros((), typ[1]._np))
+    return name
 
   def finish(self, fn_name):
     """Compiles the lines; returns `run` (errors mapped to nodes) with .raw and .source."""
@@ -219,10 +239,28 @@ def compile_loop(cond, body, n_vars, n_ccaps, n_bcaps, fn_name="while_loop"):
   return em.finish(fn_name)
 
 
+_AUGMENTED = {"add": "+=", "subtract": "-=", "multiply": "*=", "true_divide": "/="}
+_COMMUTATIVE = frozenset({"add", "multiply"})
+
+
+def _inlined_reads(nodes, uses, last_use, out_set):
+  """Indices of variable reads used once, by the very next node (so no other
+  op, an assignment say, runs between the read and its use)."""
+  out = set()
+  for idx, n in enumerate(nodes):
+    if n.opdef.name == "ReadVariableOp" and isinstance(n.opdef.expr, str) and \
+        len(n.outputs) == 1:
+      o = n.outputs[0]
+      if uses.get(o) == 1 and last_use.get(o) == idx + 1 and o not in out_set:
+        out.add(idx)
+  return out
+
+
 def _free(lines, n, idx, names, last_use, sizes, producer, indent, keep=None):
   """`del` large intermediates at their last use (NumPy then reuses the memory),
   and variable reads (so a later update of the variable may write in place)."""
   dead = [names[i] for i in set(n.inputs) if i != keep and last_use.get(i) == idx and
+          names[i].isidentifier() and
           i in producer and (sizes.get(i, _BIG) >= _BIG or
                              getattr(producer.get(i), "name", "") == "ReadVariableOp")]
   if dead:

@@ -11,7 +11,7 @@ from tensorlet.ops._common import (BOOL, FLOAT, FLOAT_C, INT, NUM_STR, NUMERIC, 
                                    same_shape)
 from tensorlet.ops.registry import convert_inputs, execute, op
 from tensorlet.shape import TensorShape
-from tensorlet.tensor import Tensor, constant, convert_to_tensor
+from tensorlet.tensor import EagerTensor, Tensor, constant, convert_to_tensor
 
 
 
@@ -721,7 +721,8 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
   # NOTE: no attrs unless transposing: the graph code generator then inlines `a @ b`.
   attrs = {"transpose_a": True, "transpose_b": bool(transpose_b)} if transpose_a else (
       {"transpose_b": True} if transpose_b else {})
-  ra, rb = a.shape.rank, b.shape.rank
+  ra = a._value.ndim if type(a) is EagerTensor else a.shape.rank
+  rb = b._value.ndim if type(b) is EagerTensor else b.shape.rank
   if ra is not None and rb is not None and (ra < 2 or rb < 2):
     raise InvalidArgumentError(
         None, None, f"In[0] and In[1] has different ndims: {a.shape} vs. {b.shape} "

@@ -39,6 +39,9 @@ def _other(x, y, od):
   ty = type(y)
   if ty is EagerTensor or isinstance(y, Tensor):
     return y
+  conv = getattr(y, "_as_tensor", None)
+  if conv is not None:  # a variable
+    return conv()
   if (ty is float or ty is int) and type(x) is EagerTensor:
     t = _scalar(y, x._dtype)
     if t is not None:

@@ -125,6 +125,17 @@ def _as_input(x, dtype):
 
 def convert_inputs(od, args):
   """Converts op arguments; Python values take the dtype of a tensor sharing T."""
+  out = []
+  for a in args:  # fast path: tensors and variables only (the common eager case)
+    if isinstance(a, Tensor):
+      out.append(a)
+    else:
+      conv = getattr(a, "_as_tensor", None)
+      if conv is None:
+        break
+      out.append(conv())
+  else:
+    return out
   ti = od.type_inputs
   if ti is None:
     ti = range(len(args))
