@@ -66,6 +66,8 @@ _LAZY = {
     "summary": "tensorlet.summary",
     "data": "tensorlet.data",
     "keras": "tensorlet.keras",
+    "saved_model": "tensorlet.saved_model",
+    "onnx": "tensorlet.onnx",
 }
 _LAZY_ATTRS = {
     "clip_by_value": ("tensorlet.ops.clip_ops", "clip_by_value"),
