@@ -4,7 +4,7 @@ import types as _types
 from tensorlet.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY,  # noqa: F401
                                     UNKNOWN_CARDINALITY, Dataset, DatasetSpec, DatasetV2,
                                     Options)
-from tensorlet.data.dataset import OwnedIterator as Iterator  # noqa: F401
+from tensorlet.data.iterators import OwnedIterator as Iterator  # noqa: F401
 from tensorlet.data import sources as _sources  # noqa: F401 - registers the source classes
 from tensorlet.data import transformations as _transformations  # noqa: F401
 

@@ -10,8 +10,8 @@ instantiates at run time.
 
 Iteration: eagerly `for x in dataset` yields EagerTensors in the element
 structure. Inside tf.function, AutoGraph turns `for x in dataset` into one
-ReduceDataset node (`__tl_for_stmt__`); a Python loop over a dataset at
-trace time raises TypeError (TensorFlow would loop forever building a graph).
+ReduceDataset node (`__tl_for_stmt__`); `iter`/`next` stage graph iterator
+nodes (iterators.py).
 """
 import copy
 
@@ -26,7 +26,7 @@ from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet.tensor_spec import TensorSpec
 from tensorlet.types import TraceType
 
-__all__ = ["DatasetV2", "Dataset", "DatasetSpec", "OwnedIterator", "AUTOTUNE",
+__all__ = ["DatasetV2", "Dataset", "DatasetSpec", "AUTOTUNE",
            "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]
 
 AUTOTUNE = -1
@@ -173,31 +173,25 @@ class DatasetV2:
 
   # ----------------------------------------------------------- iteration
   def __iter__(self):
+    """An iterator over the elements; inside tf.function a graph iterator whose
+    `next()` stages an IteratorGetNext node."""
+    from tensorlet.data import iterators
     if ctx.graph is not None:
-      raise TypeError(
-          "Iterating over a tf.data.Dataset with a Python loop inside tf.function requires "
-          "AutoGraph, which turns `for x in dataset:` into a graph loop (ReduceDataset). "
-          "Call the function with autograph=True (the default), or use "
-          "dataset.reduce(...) or dataset.get_single_element().")
+      return iterators.graph_iterator(self)
     self._check_concrete()
-    return OwnedIterator(self)
+    return iterators.OwnedIterator(self)
 
   def as_numpy_iterator(self):
     """An iterator of elements as NumPy values (strings as bytes)."""
     if ctx.graph is not None:
       raise RuntimeError("`tf.data.Dataset.as_numpy_iterator()` is only supported in eager "
                          "mode.")
+    from tensorlet.data.iterators import NumpyIterator
     self._check_concrete()
-    return _NumpyIterator(self)
+    return NumpyIterator(self)
 
   def __tl_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names, opts):
     """AutoGraph's `for x in dataset` (see autograph/operators/control_flow.py)."""
-    if ctx.graph is None:
-      for x in self:
-        if extra_test is not None and not extra_test():
-          break
-        body(x)
-      return
     from tensorlet.data import loops
     loops.for_stmt(self, extra_test, body, get_state, set_state, symbol_names, opts)
 
@@ -413,7 +407,7 @@ class DatasetSpec(TraceType):
     return DatasetSpec(value.element_spec)
 
   def is_subtype_of(self, other):
-    if not isinstance(other, DatasetSpec):
+    if type(other) is not type(self):
       return False
     a, b = nest.flatten(self._element_spec), nest.flatten(other._element_spec)
     try:
@@ -425,7 +419,7 @@ class DatasetSpec(TraceType):
   def most_specific_common_supertype(self, others):
     spec = self._element_spec
     for o in others:
-      if not isinstance(o, DatasetSpec):
+      if type(o) is not type(self):
         return None
       try:
         nest.assert_same_structure(spec, o._element_spec)
@@ -436,7 +430,7 @@ class DatasetSpec(TraceType):
       if any(f is None for f in flat):
         return None
       spec = nest.pack_sequence_as(spec, flat)
-    return DatasetSpec(spec)
+    return type(self)(spec)
 
   # NOTE: TF's TraceType protocol for values that enter a graph as tensors: a
   # dataset is one variant tensor there.
@@ -453,11 +447,11 @@ class DatasetSpec(TraceType):
     raise NotImplementedError("A dataset argument enters the graph through from_tensors")
 
   def __eq__(self, other):
-    return isinstance(other, DatasetSpec) and \
+    return type(other) is type(self) and \
         _structure_key(self._element_spec) == _structure_key(other._element_spec)
 
   def __hash__(self):
-    return hash(_structure_key(self._element_spec))
+    return hash((type(self).__name__, _structure_key(self._element_spec)))
 
   def __repr__(self):
     return f"DatasetSpec({self._element_spec!r}, TensorShape([]))"
@@ -472,62 +466,6 @@ class _VariantDataset(DatasetV2):
     self._values = None
     self._variant = variant
     self._element_spec = element_spec
-
-
-# -------------------------------------------------------------------- iterators
-
-class OwnedIterator:
-  """The iterator of a dataset (eager): `next(it)` gives the next element."""
-
-  def __init__(self, dataset):
-    self._dataset = dataset
-    self._spec = dataset.element_spec
-    self._dtypes = structure.flat_dtypes(self._spec)
-    self._pack = structure.packer(self._spec)
-    self._it = dataset._flat_iter()
-
-  @property
-  def element_spec(self):
-    return self._spec
-
-  def __iter__(self):
-    return self
-
-  def __next__(self):
-    return structure.eager_element(self._spec, next(self._it), self._dtypes, self._pack)
-
-  def next(self):
-    return self.__next__()
-
-  def get_next(self):
-    """The next element; OutOfRangeError at the end (TF's iterator method)."""
-    try:
-      return self.__next__()
-    except StopIteration:
-      from tensorlet.errors import OutOfRangeError
-      raise OutOfRangeError(None, None, "End of sequence") from None
-
-  def __repr__(self):
-    return f"<OwnedIterator element_spec={self._spec!r}>"
-
-
-class _NumpyIterator:
-  def __init__(self, dataset):
-    self._spec = dataset.element_spec
-    self._pack = structure.packer(self._spec)
-    self._it = dataset._flat_iter()
-
-  def __iter__(self):
-    return self
-
-  def __next__(self):
-    return structure.numpy_element(self._spec, next(self._it), pack_fn=self._pack)
-
-  def next(self):
-    return self.__next__()
-
-  def __repr__(self):
-    return "<NumpyIterator>"
 
 
 def check_dataset(x, what):

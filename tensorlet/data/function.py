@@ -9,6 +9,7 @@ as TensorFlow does; a returned list becomes a tuple.
 """
 from tensorlet import _nest as nest
 from tensorlet.data import structure
+from tensorlet.errors import InvalidArgumentError
 from tensorlet.function import trace
 from tensorlet.tensor import Tensor, convert_to_tensor
 
@@ -19,8 +20,9 @@ def _normalize_output(out, name):
   if isinstance(out, list):
     out = tuple(out)
   if out is None:
-    raise TypeError(f"The function passed to {name} returned None; it must return a "
-                    f"tensor or a (nested) tuple/dict of tensors.")
+    # NOTE: TF fails building the node (an empty output list): InvalidArgumentError.
+    raise InvalidArgumentError(None, None, f"The function passed to {name} returned None; "
+                               f"it must return a tensor or a (nested) tuple/dict of tensors.")
   if _is_dataset(out):
     return out
   if isinstance(out, tuple):

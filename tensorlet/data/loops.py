@@ -19,6 +19,8 @@ from tensorlet.tensor import Tensor, convert_to_tensor
 
 __all__ = ["reduce", "for_stmt", "single_element"]
 
+_END = object()
+
 
 def _normalize_state(out, template):
   if isinstance(out, list):
@@ -71,6 +73,19 @@ def single_element(dataset):
 
 
 def for_stmt(dataset, extra_test, body, get_state, set_state, names, opts):
+  """`for x in dataset` (or an iterator): a Python loop eagerly, ReduceDataset in a graph.
+
+  NOTE: the test runs before the next element is taken, so a `break` out of a
+  loop over an iterator leaves the following element in it.
+  """
+  if ctx.graph is None:
+    it = iter(dataset)
+    while extra_test is None or extra_test():
+      x = next(it, _END)
+      if x is _END:
+        return
+      body(x)
+    return
   from tensorlet.autograph.operators import control_flow as cf
   from tensorlet.autograph.operators.special_values import is_undefined
   from tensorlet.ops.control_flow_ops import _collapse, _expand

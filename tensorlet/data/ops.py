@@ -19,7 +19,7 @@ import numpy as np
 from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
-from tensorlet.errors import InvalidArgumentError
+from tensorlet.errors import InvalidArgumentError, OutOfRangeError
 from tensorlet.function import trace
 from tensorlet.ops import control_flow_ops as _cf
 from tensorlet.ops.registry import REGISTRY, execute, op
@@ -28,7 +28,7 @@ from tensorlet.tensor import EagerTensor
 from tensorlet.tensor_spec import TensorSpec
 
 __all__ = ["Variant", "dataset_op", "variant_of", "reduce_node", "cardinality_node",
-           "check_scalar_bool"]
+           "check_scalar_bool", "IteratorState", "make_iterator_node", "get_next_node"]
 
 
 class Variant(_cf.Variant):
@@ -64,9 +64,57 @@ def dataset_op(name):
   return od
 
 
-def variant_of(dataset):
-  """An EagerTensor of dtype variant holding a dataset built eagerly."""
-  return EagerTensor(Variant(dataset), _dt.variant)
+def variant_of(obj):
+  """An EagerTensor of dtype variant holding a dataset built eagerly (or an IteratorState)."""
+  return EagerTensor(Variant(obj), _dt.variant)
+
+
+# --------------------------------------------------------------- iterators
+
+class IteratorState:
+  """An iterator's run-time state: the flat element generator of one pass.
+
+  It quacks like a dataset (`_flat_iter`), so ReduceDataset loops over the
+  rest of an iterator as it loops over a dataset.
+  """
+
+  __slots__ = ("it",)
+
+  def __init__(self, it):
+    self.it = it
+
+  def _flat_iter(self):
+    return self.it
+
+
+@op("MakeIterator", type_inputs=(), stateful=True, differentiable=False, shape=_variant_shape)
+def MakeIterator(ds):
+  return Variant(IteratorState(ds.value._flat_iter()))
+
+
+def make_iterator_node(dataset_variant):
+  return execute(MakeIterator, [dataset_variant], {}, "MakeIterator")
+
+
+def _element_shapes(inputs, attrs):
+  return list(attrs["out_specs"])
+
+
+@op("IteratorGetNext", type_inputs=(), stateful=True, num_outputs=None, differentiable=False,
+    shape=_element_shapes)
+def IteratorGetNext(it, *, out_specs):
+  elem = next(it.value.it, None)
+  if elem is None:
+    raise OutOfRangeError(None, None, "End of sequence [Op:IteratorGetNext]")
+  return tuple(elem)
+
+
+def get_next_node(iterator_variant, element_spec):
+  """The flat components of the next element (IteratorGetNext)."""
+  specs = nest.flatten(element_spec)
+  outs = execute(IteratorGetNext, [iterator_variant],
+                 {"out_specs": tuple((s.shape, s.dtype) for s in specs)}, "IteratorGetNext")
+  return list(outs) if isinstance(outs, tuple) else [outs]
 
 
 # ------------------------------------------------------------- cardinality
@@ -83,12 +131,8 @@ def cardinality_node(dataset):
 
 # ------------------------------------------------------------------ reduce
 
-def _reduce_shape(inputs, attrs):
-  return list(attrs["out_specs"])
-
-
 @op("ReduceDataset", type_inputs=(), stateful=True, num_outputs=None, differentiable=False,
-    shape=_reduce_shape)
+    shape=_element_shapes)
 def ReduceDataset(ds, *args, body_fn, cond_fn, n_state, body_idx, cond_idx, out_specs,
                   body_graph, cond_graph):
   state = args[:n_state]
@@ -163,7 +207,7 @@ def reduce_node(dataset, init, body, test=None, name="ReduceDataset", what="redu
 
 
 @op("DatasetToSingleElement", type_inputs=(), stateful=True, num_outputs=None,
-    differentiable=False, shape=_reduce_shape)
+    differentiable=False, shape=_element_shapes)
 def DatasetToSingleElement(ds, *, out_specs):
   it = ds.value._flat_iter()
   first = next(it, None)

@@ -11,7 +11,7 @@ from tensorlet.data import ops, structure
 from tensorlet.data.dataset import (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, DatasetV2,
                                     _int64, check_dataset)
 from tensorlet.data.function import StructuredFunction
-from tensorlet.errors import InvalidArgumentError
+from tensorlet.errors import DataLossError, InvalidArgumentError
 from tensorlet.shape import TensorShape
 from tensorlet.tensor import Tensor, convert_to_tensor
 from tensorlet.tensor_spec import TensorSpec
@@ -310,8 +310,9 @@ class _PaddedBatchDataset(DatasetV2):
             for i, d in enumerate(dims)]
     for s in shapes:
       if any(a > b for a, b in zip(s, full)):
-        raise _invalid("Attempted to pad to a smaller size than the input element.",
-                       "PaddedBatchDatasetV2")
+        # NOTE: TF reports this as DataLossError.
+        raise DataLossError(None, None, "Attempted to pad to a smaller size than the input "
+                            "element. [Op:PaddedBatchDatasetV2]")
     pad = self._pads[k]
     dtype = pad.dtype
     out = np.empty([len(rows)] + full, dtype=dtype)
@@ -631,6 +632,7 @@ class _CacheDataset(DatasetV2):
   `filename + '.npz'` (NumPy arrays only, loaded without pickle)."""
 
   _op_name = "CacheDatasetV2"
+  _repr_name = "CacheDataset"
 
   def __init__(self, input_ds, filename):
     if not isinstance(filename, Tensor):
