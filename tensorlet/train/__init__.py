@@ -1,0 +1,14 @@
+"""tf.train: object-based checkpoints (Checkpoint, CheckpointManager, latest_checkpoint).
+
+Checkpoints are `<prefix>.index` (JSON object graph) plus
+`<prefix>.data-00000-of-00001` (.npz); no pickle is written or read.
+"""
+from tensorlet.train import checkpoint_hooks  # noqa: F401
+from tensorlet.train.checkpoint import (Checkpoint, CheckpointOptions, CheckpointReader,
+                                        list_variables, load_checkpoint, load_variable)
+from tensorlet.train.checkpoint_management import (CheckpointManager, CheckpointState,
+                                                   get_checkpoint_state, latest_checkpoint)
+
+__all__ = ["Checkpoint", "CheckpointManager", "CheckpointOptions", "CheckpointReader",
+           "CheckpointState", "get_checkpoint_state", "latest_checkpoint", "list_variables",
+           "load_checkpoint", "load_variable"]
