@@ -36,6 +36,18 @@ def shape_of(dims):
   return TensorShape(dims)
 
 
+def registry():
+  """The op registry with every op module imported (ops register when their module loads)."""
+  import importlib
+  import pkgutil
+  from tensorlet import ops
+  from tensorlet.ops.registry import REGISTRY
+  for m in pkgutil.iter_modules(ops.__path__):
+    if m.name.endswith("_ops"):
+      importlib.import_module(f"tensorlet.ops.{m.name}")
+  return REGISTRY
+
+
 class Decoder:
   """Rebuilds graphs; `constants` maps keys to arrays, `variables` is the restored object
   per object-graph node (captured variables are referred to by node)."""
@@ -45,6 +57,7 @@ class Decoder:
     self.variables = variables
     self.where = where
     self._tensors = {}
+    self.registry = registry()
 
   def array(self, key):
     need(key in self.constants, f"constant {key!r} is missing from the constants file")
@@ -85,14 +98,13 @@ class Decoder:
   # -------------------------------------------------------------- graphs
   def graph(self, data, outer):
     from tensorlet.function.trace import GraphCallable
-    from tensorlet.ops.registry import REGISTRY
     need(isinstance(data, dict) and isinstance(data.get("nodes"), list), "a graph has no nodes")
     fg = FuncGraph(str(data.get("name", "graph")),
                    outer_graph=outer[-1] if outer else None)
     graphs = outer + [fg]
     for n in data["nodes"]:
       need(isinstance(n, dict), f"bad node {n!r}")
-      od = REGISTRY.get(n.get("op"))
+      od = self.registry.get(n.get("op"))
       if od is None:
         raise NotFoundError(None, None, f"{self.where}: graph '{fg.name}' uses the op type "
                             f"{n.get('op')!r} (node {n.get('name')!r}), which is not "

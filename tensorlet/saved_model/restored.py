@@ -53,11 +53,13 @@ class RestoredFunction:
     if not args and not kwargs and len(self.concrete_functions) == 1:
       return self.concrete_functions[0]
     for cf in self.concrete_functions:
-      names = [n for n, _, _ in cf._params]
-      values = list(args) + [kwargs[n] for n in names[len(args):] if n in kwargs]
-      if len(values) == len(names) and all(
-          trace_type.is_subtype(trace_type.key_of(v), k) for v, (_, _, k) in
-          zip(values, cf._params)):
+      params = cf._params
+      if len(args) > len(params) or set(kwargs) - {n for n, _, _ in params}:
+        continue
+      # NOTE: a Python argument left out keeps its traced value, as in a call.
+      keys = [trace_type.key_of(a) for a in args] + [
+          trace_type.key_of(kwargs[n]) if n in kwargs else k for n, _, k in params[len(args):]]
+      if all(trace_type.is_subtype(a, k) for a, (_, _, k) in zip(keys, params)):
         return cf
     raise ValueError(f"'{self.__name__}' has no saved trace for {_describe(args, kwargs)}; "
                      f"it was saved with:\n" + self._signatures())
