@@ -1,0 +1,347 @@
+"""tf.keras.Model: a Layer with compile / fit / evaluate / predict and weights I/O.
+
+`fit` runs `train_step` once per batch, through `tf.function` (retracing
+relaxed, so a smaller last batch traces once more and then never) unless the
+model was compiled with `run_eagerly=True`. Loops talk to callbacks only
+through a `CallbackList`, which adds History and the progress bar.
+"""
+import os
+
+from tensorlet import _nest as nest
+from tensorlet.autodiff.tape import GradientTape
+from tensorlet.context import ctx
+from tensorlet.keras.engine import compile_utils, data_adapter
+from tensorlet.keras.engine.base_layer import Layer, default
+from tensorlet.tensor import Tensor
+
+__all__ = ["Model"]
+
+_MODEL_KWARGS = frozenset({"name", "trainable", "dtype", "dynamic", "autocast", "inputs",
+                           "outputs"})
+
+
+def _to_python(logs):
+  return {k: (float(v.numpy()) if isinstance(v, Tensor) else v) for k, v in logs.items()}
+
+
+class Model(Layer):
+  """Groups layers into an object with training and inference features.
+
+  Subclass it (layers in `__init__`, the forward pass in `call`) or call it as
+  `tf.keras.Model(inputs, outputs)` on KerasTensors for a functional model.
+  """
+
+  def __new__(cls, *args, **kwargs):
+    if cls is Model and (len(args) >= 2 or ("inputs" in kwargs and "outputs" in kwargs) or
+                         (len(args) == 1 and "outputs" in kwargs)):
+      from tensorlet.keras.engine.functional import Functional
+      return super().__new__(Functional)
+    return super().__new__(cls)
+
+  def __init__(self, *args, **kwargs):
+    if args:
+      raise TypeError(f"Model.__init__() takes no positional arguments for a subclassed "
+                      f"model, got {len(args)}")
+    for k in kwargs:
+      if k not in _MODEL_KWARGS:
+        raise TypeError(f"Keyword argument not understood: {k}")
+    super().__init__(**{k: v for k, v in kwargs.items() if k not in ("inputs", "outputs")})
+    self.optimizer = None
+    self.compiled_loss = None
+    self.compiled_metrics = None
+    self.loss = None
+    self.history = None
+    self.stop_training = False
+    self._is_compiled = False
+    self._tl_run_eagerly = None
+    self._tl_fns = {}
+
+  # ------------------------------------------------------------------ compile
+  def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
+              weighted_metrics=None, run_eagerly=None, steps_per_execution=None,
+              jit_compile=None, **kwargs):
+    """Configures the model for training: optimizer, loss(es) and metrics."""
+    from tensorlet.keras import optimizers
+    for k in kwargs:
+      raise TypeError(f"Invalid keyword argument(s) in `compile()`: ({k!r},). Valid keyword "
+                      f"arguments include \"cloning\", \"experimental_run_tf_function\", "
+                      f"\"distribute\", \"target_tensors\", or \"sample_weight_mode\".")
+    self.optimizer = optimizers.get(optimizer)
+    self.loss = loss
+    self.compiled_loss = compile_utils.LossesContainer(loss, loss_weights)
+    self.compiled_metrics = compile_utils.MetricsContainer(metrics, weighted_metrics, loss)
+    self._tl_run_eagerly = run_eagerly
+    self._tl_fns = {}
+    self._is_compiled = True
+    self.stop_training = False
+
+  @property
+  def run_eagerly(self):
+    return bool(self._tl_run_eagerly) or ctx.run_functions_eagerly
+
+  @run_eagerly.setter
+  def run_eagerly(self, value):
+    self._tl_run_eagerly = value
+    self._tl_fns = {}
+
+  @property
+  def distribute_strategy(self):
+    return None
+
+  def _assert_compiled(self):
+    if not self._is_compiled:
+      raise RuntimeError("You must compile your model before training/testing. Use "
+                         "`model.compile(optimizer, loss)`.")
+
+  # ------------------------------------------------------------------ metrics
+  @property
+  def metrics(self):
+    """The loss trackers then the compiled metrics (empty until a batch has run)."""
+    out = []
+    if self.compiled_loss is not None:
+      out.extend(self.compiled_loss.metrics)
+    if self.compiled_metrics is not None:
+      out.extend(self.compiled_metrics.metrics)
+    return out
+
+  @property
+  def metrics_names(self):
+    return [m.name for m in self.metrics]
+
+  def reset_metrics(self):
+    for m in self.metrics:
+      m.reset_state()
+
+  def _tl_output_names(self):
+    return list(getattr(self, "output_names", None) or [])
+
+  def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None):
+    """The total loss of a batch: compiled losses plus the model's `losses`."""
+    if self.compiled_loss._losses is None:
+      self.compiled_loss.build(y_pred, self._tl_output_names())
+    return self.compiled_loss(y, y_pred, sample_weight, regularization_losses=self.losses)
+
+  def compute_metrics(self, x, y, y_pred, sample_weight):
+    """Updates the compiled metrics and returns every metric's result."""
+    if not self.compiled_metrics.built:
+      self.compiled_metrics.build(y, y_pred, self._tl_output_names(),
+                                  self.compiled_loss._losses)
+    self.compiled_metrics.update_state(y, y_pred, sample_weight)
+    return self.get_metrics_result()
+
+  def get_metrics_result(self):
+    return {m.name: m.result() for m in self.metrics}
+
+  # -------------------------------------------------------------------- steps
+  def train_step(self, data):
+    """One optimizer step on a batch; returns the metrics' results."""
+    x, y, sample_weight = data_adapter.unpack_x_y_sample_weight(data)
+    with GradientTape() as tape:
+      y_pred = self(x, training=True)
+      loss = self.compute_loss(x, y, y_pred, sample_weight)
+    self.optimizer.minimize(loss, self.trainable_variables, tape=tape)
+    return self.compute_metrics(x, y, y_pred, sample_weight)
+
+  def test_step(self, data):
+    x, y, sample_weight = data_adapter.unpack_x_y_sample_weight(data)
+    y_pred = self(x, training=False)
+    self.compute_loss(x, y, y_pred, sample_weight)
+    return self.compute_metrics(x, y, y_pred, sample_weight)
+
+  def predict_step(self, data):
+    x, _, _ = data_adapter.unpack_x_y_sample_weight(data)
+    return self(x, training=False)
+
+  def _tl_function(self, kind):
+    """The train/test/predict step, as a tf.function unless running eagerly."""
+    fn = self._tl_fns.get(kind)
+    if fn is None:
+      step = getattr(self, f"{kind}_step")
+      if not self.run_eagerly:
+        from tensorlet.function.polymorphic import Function
+        step = Function(step, name=f"{kind}_function", reduce_retracing=True)
+      fn = self._tl_fns[kind] = step
+    return fn
+
+  def make_train_function(self, force=False):
+    if force:
+      self._tl_fns.pop("train", None)
+    return self._tl_function("train")
+
+  def make_test_function(self, force=False):
+    if force:
+      self._tl_fns.pop("test", None)
+    return self._tl_function("test")
+
+  def make_predict_function(self, force=False):
+    if force:
+      self._tl_fns.pop("predict", None)
+    return self._tl_function("predict")
+
+  # -------------------------------------------------------------------- loops
+  @staticmethod
+  def _callbacks(callbacks, model, add_history, verbose, epochs, steps):
+    from tensorlet.keras import callbacks as callbacks_module
+    if isinstance(callbacks, callbacks_module.CallbackList):
+      return callbacks
+    return callbacks_module.CallbackList(callbacks, add_history=add_history,
+                                         add_progbar=verbose != 0, model=model,
+                                         verbose=verbose, epochs=epochs, steps=steps)
+
+  def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
+          validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
+          sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
+          validation_batch_size=None, validation_freq=1, max_queue_size=10, workers=1,
+          use_multiprocessing=False):
+    """Trains for `epochs` epochs; returns the History callback."""
+    self._assert_compiled()
+    if class_weight is not None:
+      raise ValueError("`class_weight` is not supported; pass `sample_weight` instead.")
+    verbose = 1 if verbose == "auto" else verbose
+    if validation_split and validation_data is None:
+      (x, y, sample_weight), validation_data = data_adapter.train_validation_split(
+          (x, y, sample_weight), validation_split)
+    data = data_adapter.DataHandler(x, y, sample_weight, batch_size, steps_per_epoch,
+                                    shuffle=shuffle)
+    cbs = self._callbacks(callbacks, self, True, verbose, epochs, data.steps)
+    self.stop_training = False
+    train_function = self.make_train_function()
+    cbs.on_train_begin()
+    logs = epoch_logs = None
+    for epoch in range(initial_epoch, epochs):
+      self.reset_metrics()
+      cbs.on_epoch_begin(epoch)
+      for step, batch in data:
+        cbs.on_train_batch_begin(step)
+        logs = _to_python(train_function(batch))
+        cbs.on_train_batch_end(step, logs)
+        if self.stop_training:
+          break
+      if logs is None:
+        raise ValueError("Unexpected result of `train_function` (Empty logs). Please use "
+                         "`Model.compile(..., run_eagerly=True)`, or `tf.config.run_functions_"
+                         "eagerly(True)` for more information of where went wrong, or file a "
+                         "issue/bug to `tf.keras`.")
+      epoch_logs = dict(logs)
+      if validation_data is not None and (epoch + 1) % validation_freq == 0:
+        vx, vy, vsw = data_adapter.unpack_x_y_sample_weight(validation_data)
+        val_logs = self.evaluate(vx, vy, sample_weight=vsw,
+                                 batch_size=validation_batch_size or batch_size,
+                                 steps=validation_steps, callbacks=cbs, verbose=0,
+                                 return_dict=True)
+        epoch_logs.update({"val_" + k: v for k, v in val_logs.items()})
+      cbs.on_epoch_end(epoch, epoch_logs)
+      if self.stop_training:
+        break
+    cbs.on_train_end(logs=epoch_logs)
+    return self.history
+
+  def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
+               steps=None, callbacks=None, max_queue_size=10, workers=1,
+               use_multiprocessing=False, return_dict=False, **kwargs):
+    """The loss and metrics over the data: a scalar, a list, or a dict (return_dict)."""
+    self._assert_compiled()
+    verbose = 1 if verbose == "auto" else verbose
+    data = data_adapter.DataHandler(x, y, sample_weight, batch_size, steps)
+    cbs = self._callbacks(callbacks, self, False, verbose, 1, data.steps)
+    test_function = self.make_test_function()
+    self.reset_metrics()
+    cbs.on_test_begin()
+    logs = {}
+    for step, batch in data:
+      cbs.on_test_batch_begin(step)
+      logs = _to_python(test_function(batch))
+      cbs.on_test_batch_end(step, logs)
+    cbs.on_test_end(logs)
+    if return_dict:
+      return logs
+    results = [logs[name] for name in self.metrics_names if name in logs]
+    return results[0] if len(results) == 1 else results
+
+  def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None,
+              max_queue_size=10, workers=1, use_multiprocessing=False):
+    """The model's outputs for `x`, batch by batch, as NumPy arrays."""
+    import numpy as np
+    verbose = 1 if verbose == "auto" else verbose
+    data = data_adapter.DataHandler(x, None, None, batch_size, steps)
+    cbs = self._callbacks(callbacks, self, False, verbose, 1, data.steps)
+    predict_function = self.make_predict_function()
+    cbs.on_predict_begin()
+    outputs = []
+    for step, batch in data:
+      cbs.on_predict_batch_begin(step)
+      out = predict_function(batch)
+      outputs.append(nest.map_structure(lambda t: t.numpy(), out))
+      cbs.on_predict_batch_end(step, {"outputs": out})
+    if not outputs:
+      raise ValueError("Unexpected result of `predict_function` (Empty batch_outputs). "
+                       "Please use `Model.compile(..., run_eagerly=True)`, or "
+                       "`tf.config.run_functions_eagerly(True)` for more information of "
+                       "where went wrong, or file a issue/bug to `tf.keras`.")
+    cbs.on_predict_end()
+    return nest.map_structure(lambda *parts: np.concatenate(parts), *outputs)
+
+  def train_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True,
+                     return_dict=False):
+    self._assert_compiled()
+    if reset_metrics:
+      self.reset_metrics()
+    batch = next(iter(data_adapter.DataHandler(x, y, sample_weight, batch_size=1 << 62)))[1]
+    logs = _to_python(self.make_train_function()(batch))
+    return logs if return_dict else [logs[n] for n in self.metrics_names]
+
+  def predict_on_batch(self, x):
+    return nest.map_structure(lambda t: t.numpy(), self(x, training=False))
+
+  # ------------------------------------------------------------------ weights
+  def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
+    """Writes the weights (and the optimizer's) as a TF-style object-graph checkpoint."""
+    from tensorlet.train import checkpoint_management
+    from tensorlet.train.checkpoint import Checkpoint
+    path = _weights_path(filepath, save_format)
+    Checkpoint(root=self).write(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    checkpoint_management.update_checkpoint_state(directory, path, [path])
+
+  def load_weights(self, filepath, skip_mismatch=False, by_name=False, options=None):
+    """Restores weights written by `save_weights`; returns the load status (weights of
+    layers not built yet are restored when they are created)."""
+    from tensorlet.train.checkpoint import Checkpoint
+    path = _weights_path(filepath, None)
+    return Checkpoint(root=self).read(path)
+
+  # ------------------------------------------------------------------ summary
+  def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
+              show_trainable=False, layer_range=None):
+    """Prints the layers with their output shapes and parameter counts (Keras 2 look)."""
+    if not self.built:
+      raise ValueError("This model has not yet been built. Build the model first by calling "
+                       "`build()` or by calling the model on a batch of data.")
+    from tensorlet.keras.utils.layer_utils import print_summary
+    print_summary(self, line_length, positions, print_fn)
+
+  @default
+  def build(self, input_shape):
+    """Builds a subclassed model by calling it on zeros of `input_shape`."""
+    if self.built:
+      return
+    if input_shape is None:
+      raise ValueError("Input shape must be defined when calling `build()` on a `Model` "
+                       "subclass.")
+    from tensorlet.ops import array_ops
+    from tensorlet.shape import TensorShape
+    dims = [1 if d is None else d for d in TensorShape(input_shape).as_list()]
+    self(array_ops.zeros(dims, self.dtype))
+    self.built = True
+
+  def get_config(self):
+    return {"name": self.name, "trainable": self.trainable}
+
+
+def _weights_path(filepath, save_format):
+  path = os.fspath(filepath)
+  if save_format == "h5" or path.endswith((".h5", ".hdf5", ".keras")):
+    raise ImportError("`save_weights`/`load_weights` in HDF5 format requires h5py, which "
+                      "tensorlet does not use. Use a path without the '.h5' suffix to save "
+                      "in the TensorFlow checkpoint format.")
+  return path

@@ -1,0 +1,42 @@
+"""Argument normalisation and the training switch shared by the built-in layers."""
+from tensorlet.tensor import Tensor
+
+
+def normalize_tuple(value, n, name):
+  """An int or n ints -> a tuple of n ints (Keras' `conv_utils.normalize_tuple`)."""
+  if isinstance(value, int):
+    return (value,) * n
+  try:
+    value = tuple(value)
+  except TypeError:
+    raise ValueError(f"The `{name}` argument must be a tuple of {n} integers. "
+                     f"Received: {value}") from None
+  if len(value) != n or not all(isinstance(v, int) for v in value):
+    raise ValueError(f"The `{name}` argument must be a tuple of {n} integers. "
+                     f"Received: {value}")
+  return value
+
+
+def normalize_padding(value):
+  padding = value.lower() if isinstance(value, str) else value
+  if padding not in ("valid", "same"):
+    raise ValueError(f"The `padding` argument must be a list/tuple or one of \"valid\", "
+                     f"\"same\" (or \"causal\", only for `Conv1D). Received: {value}")
+  return padding
+
+
+def normalize_data_format(value):
+  from tensorlet.keras import backend
+  fmt = (value or backend.image_data_format()).lower()
+  if fmt not in ("channels_first", "channels_last"):
+    raise ValueError(f"The `data_format` argument must be one of \"channels_first\", "
+                     f"\"channels_last\". Received: {value}")
+  return fmt
+
+
+def smart_cond(training, true_fn, false_fn):
+  """`true_fn()` or `false_fn()` for a Python flag; a tf.cond for a tensor flag."""
+  if isinstance(training, Tensor):
+    from tensorlet.ops.control_flow_ops import cond
+    return cond(training, true_fn, false_fn)
+  return true_fn() if training else false_fn()
