@@ -57,7 +57,7 @@ class StructuredFunction:
 
   def __init__(self, func, input_spec, name, unpack=True):
     if not callable(func):
-      raise TypeError(f"`{name}` expects a callable, got {func!r}")
+      raise ValueError(f"`{name}` expects a callable, got {func!r}")
     from tensorlet.autograph.api import convert
     converted = convert(func)
     result = {}

@@ -5,7 +5,7 @@ from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
 from tensorlet.data import structure
 from tensorlet.data.dataset import UNKNOWN_CARDINALITY, DatasetV2, _int64
-from tensorlet.errors import InvalidArgumentError
+from tensorlet.errors import InvalidArgumentError, UnknownError
 from tensorlet.shape import TensorShape
 from tensorlet.tensor import convert_to_tensor
 from tensorlet.tensor_spec import TensorSpec
@@ -218,8 +218,7 @@ class _GeneratorDataset(DatasetV2):
     args = [v[()] if isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype.kind == "O" else v
             for v in self._values]
     specs = structure.flatten(self._element_spec)
-    it = iter(self._generator(*args))
-    for value in it:
+    for value in _guarded(self._generator, args):
       try:
         parts = _flatten_up_to(self._element_spec, value)
       except ValueError:
@@ -245,6 +244,21 @@ class _GeneratorDataset(DatasetV2):
 
   def _cardinality(self):
     return UNKNOWN_CARDINALITY
+
+
+def _guarded(generator, args):
+  """The generator's values; its own exceptions become UnknownError, as TF's
+  py_func reports them."""
+  try:
+    it = iter(generator(*args))
+    while True:
+      try:
+        value = next(it)
+      except StopIteration:
+        return
+      yield value
+  except Exception as e:  # NOTE: any user error; TF wraps them all the same way
+    raise UnknownError(None, None, f"{type(e).__name__}: {e}\n [Op:IteratorGetNext]") from e
 
 
 def _types_of(spec):
