@@ -163,16 +163,16 @@ def _w4_data():
   return x, y, [w1, b1, w2, b2]
 
 
-def _w4_numpy_sgd(x, y, params, lr=0.01):
-  """Hand-derived forward, backward and SGD update of the W4 MLP."""
+def _w4_numpy(x, y, params, update):
+  """Hand-derived forward and backward of the W4 MLP; `update(ps, grads)` changes ps."""
   xn, yn = np.asarray(x), np.asarray(y)
-  w1, b1, w2, b2 = [np.array(p) for p in params]
+  ps = [np.array(p) for p in params]
   n = xn.shape[0]
   onehot = np.zeros((n, 10), np.float32)
   onehot[np.arange(n), yn] = 1.0
 
   def step():
-    nonlocal w1, b1, w2, b2
+    w1, b1, w2, b2 = ps
     h = np.maximum(xn @ w1 + b1, 0)
     logits = h @ w2 + b2
     m = logits.max(axis=1, keepdims=True)
@@ -180,46 +180,91 @@ def _w4_numpy_sgd(x, y, params, lr=0.01):
     s = e.sum(axis=1, keepdims=True)
     loss = np.mean(np.log(s[:, 0]) + m[:, 0] - logits[np.arange(n), yn])
     dlogits = (e / s - onehot) / n
-    gw2 = h.T @ dlogits
-    gb2 = dlogits.sum(axis=0)
     dh = (dlogits @ w2.T) * (h > 0)
-    gw1 = xn.T @ dh
-    gb1 = dh.sum(axis=0)
-    w1 = w1 - lr * gw1
-    b1 = b1 - lr * gb1
-    w2 = w2 - lr * gw2
-    b2 = b2 - lr * gb2
+    update(ps, [xn.T @ dh, dh.sum(axis=0), h.T @ dlogits, dlogits.sum(axis=0)])
     return loss
   return step
+
+
+def _numpy_sgd(lr=0.01):
+  def update(ps, grads):
+    for i, g in enumerate(grads):
+      ps[i] = ps[i] - lr * g
+  return update
+
+
+def _numpy_adam(params, lr=1e-3, b1=0.9, b2=0.999, eps=1e-7):
+  """Keras' Adam: lr_t = lr * sqrt(1 - b2^t) / (1 - b1^t); p -= lr_t * m / (sqrt(v) + eps)."""
+  ms = [np.zeros(p.shape, np.float32) for p in params]
+  vs = [np.zeros(p.shape, np.float32) for p in params]
+  t = [0]
+
+  def update(ps, grads):
+    t[0] += 1
+    lr_t = np.float32(lr * np.sqrt(1 - b2 ** t[0]) / (1 - b1 ** t[0]))
+    for i, g in enumerate(grads):
+      ms[i] = b1 * ms[i] + (1 - b1) * g
+      vs[i] = b2 * vs[i] + (1 - b2) * g * g
+      ps[i] = ps[i] - lr_t * ms[i] / (np.sqrt(vs[i]) + eps)
+  return update
+
+
+def _w4_loss(params):
+  w1, b1, w2, b2 = params
+
+  def loss_fn(x, y):
+    logits = tf.matmul(tf.nn.relu(tf.matmul(x, w1) + b1), w2) + b2
+    return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y,
+                                                                         logits=logits))
+  return loss_fn
+
+
+def _w4_rows(name, train_batch, step_np, x, y, repeat):
+  l_tl, l_np = float(train_batch(x, y)), float(step_np())
+  assert abs(l_tl - l_np) < 1e-4, (l_tl, l_np)
+  tl, npy = time_pair(lambda: train_batch(x, y), step_np, repeat)
+  yield (f"W4 {name}, eager", tl, npy, "ms", "<= 2.5x")
+  f = tf.function(train_batch)
+  t = time.perf_counter()
+  f(x, y)
+  first = time.perf_counter() - t
+  tl, npy = time_pair(lambda: f(x, y), step_np, repeat)
+  yield (f"W4 {name}, tf.function", tl, npy, "ms", "<= 1.0x")
+  yield (f"W6 trace W4 {name} (first - steady)", first - tl, 0, "ms", "<= 20 ms")
 
 
 def w4_hand_sgd(repeat):
   """W4 hand_sgd: GradientTape forward/backward of a 784-128-10 MLP, p.assign_sub(0.01 * g)."""
   _warm_tracing()
   x, y, params = _w4_data()
-  w1, b1, w2, b2 = params
+  loss_fn = _w4_loss(params)
 
   def train_batch(x, y):
     with tf.GradientTape() as tape:
-      logits = tf.matmul(tf.nn.relu(tf.matmul(x, w1) + b1), w2) + b2
-      loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y,
-                                                                           logits=logits))
+      loss = loss_fn(x, y)
     grads = tape.gradient(loss, params)
     for p, g in zip(params, grads):
       p.assign_sub(0.01 * g)
     return loss
-  step_np = _w4_numpy_sgd(x, y, params)
-  l_tl, l_np = float(train_batch(x, y)), float(step_np())
-  assert abs(l_tl - l_np) < 1e-4, (l_tl, l_np)
-  tl, npy = time_pair(lambda: train_batch(x, y), step_np, repeat)
-  yield ("W4 hand_sgd, eager", tl, npy, "ms", "<= 2.5x")
-  f = tf.function(train_batch)
-  t = time.perf_counter()
-  f(x, y)
-  first = time.perf_counter() - t
-  tl, npy = time_pair(lambda: f(x, y), step_np, repeat)
-  yield ("W4 hand_sgd, tf.function", tl, npy, "ms", "<= 1.0x")
-  yield ("W6 trace W4 hand_sgd (first - steady)", first - tl, 0, "ms", "<= 20 ms")
+  yield from _w4_rows("hand_sgd", train_batch, _w4_numpy(x, y, params, _numpy_sgd()), x, y,
+                      repeat)
+
+
+def w4_hand_adam(repeat):
+  """W4 hand: the same MLP, tf.keras.optimizers.Adam(1e-3, 0.9, 0.999, 1e-7)."""
+  _warm_tracing()
+  x, y, params = _w4_data()
+  loss_fn = _w4_loss(params)
+  opt = tf.keras.optimizers.Adam(1e-3, beta_1=0.9, beta_2=0.999, epsilon=1e-7)
+
+  def train_batch(x, y):
+    with tf.GradientTape() as tape:
+      loss = loss_fn(x, y)
+    grads = tape.gradient(loss, params)
+    opt.apply_gradients(zip(grads, params))
+    return loss
+  step_np = _w4_numpy(x, y, params, _numpy_adam([np.asarray(p) for p in params]))
+  yield from _w4_rows("hand (Adam)", train_batch, step_np, x, y, repeat)
 
 
 def w3_tiny_ops_while(repeat):
@@ -251,5 +296,6 @@ ALL = [
     ("w1_hand_graph", w1_hand_graph),
     ("w3_while", w3_tiny_ops_while),
     ("w4_hand_sgd", w4_hand_sgd),
+    ("w4_hand_adam", w4_hand_adam),
     ("w2", w2_matmul_chain),
 ]

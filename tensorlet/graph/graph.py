@@ -62,13 +62,11 @@ class SymbolicTensor(Tensor):
         f"has no value while the function is traced. Return it from the function instead.")
 
   def __bool__(self):
-    raise TypeError("Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. You can "
-                    "attempt the following resolutions to the problem: If you are running in "
-                    "Graph mode, use Eager execution mode or decorate this function with "
-                    "@tf.function. If you are using AutoGraph, you can try decorating this "
-                    "function with @tf.function. If that does not work, then you may be using "
-                    "an unsupported feature or your source code may not be visible to "
-                    "AutoGraph. See tf.cond / tf.while_loop for functional control flow.")
+    # NOTE: seed 003's wording (the message users search for).
+    raise TypeError("Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not "
+                    "None:` instead of `if t:` to test if a tensor is defined, and use "
+                    "TensorFlow ops such as tf.cond to execute subgraphs conditioned on the "
+                    "value of a tensor.")
 
   def __len__(self):
     n = self._shape[0] if self._shape.rank else None

@@ -1,9 +1,7 @@
 """Seed 000 (TF 2.4 guide, Japanese): introduction to graphs and tf.function.
 
-Examples that need AutoGraph (`my_function`'s tensor `if`, `tf.autograph.to_code`)
-or Keras (`SequentialModel`, `EagerLayer`, `model.compile/fit`) belong to later
-issues; where a section's point survives without them it is kept with the
-substitute named in a comment. Printed outputs use TF 2.x's newest formats
+Its Keras examples (`SequentialModel`, `EagerLayer`, `model.compile/fit`) are
+in test_seed000_keras.py. Printed outputs use TF 2.x's newest formats
 (seed 002) where this older seed prints an older one.
 """
 import re
@@ -54,12 +52,27 @@ def test_tf_function_traces_called_python_functions():
   assert [op.type for op in graph.get_operations()].count("MatMul") == 1
 
 
-# NOTE: the seed's my_function is `if tf.reduce_sum(x) <= 1: return x * x
-# else: return x - 1`; a tensor `if` needs AutoGraph (a later issue). Every
-# input of the polymorphism section has a sum > 1, so it takes `x - 1`, which
-# is what this stand-in computes.
 def my_function(x):
-  return x - 1
+  if tf.reduce_sum(x) <= 1:
+    return x * x
+  else:
+    return x-1
+
+
+def test_control_flow_through_autograph(capsys):
+  a_function = tf.function(my_function)
+  print("First branch, with graph:", a_function(tf.constant(1.0)).numpy())
+  print("Second branch, with graph:", a_function(tf.constant([5.0, 5.0])).numpy())
+  assert capsys.readouterr().out == ("First branch, with graph: 1.0\n"
+                                     "Second branch, with graph: [4. 4.]\n")
+
+
+def test_to_code_of_my_function():
+  # Don't read the output too carefully.
+  code = tf.autograph.to_code(my_function)
+  assert code.startswith("def tf__my_function(x):")
+  assert "ag__.if_stmt(" in code and "do_return = True" in code and "retval_" in code
+  compile(code, "<to_code>", "exec")
 
 
 def test_polymorphic_function(capsys):

@@ -1,12 +1,8 @@
 """Seed 003 (TF 2.0 beta tf.function tutorial, Japanese).
 
 Tensor values print in TF 2.x's newest format (`<tf.Tensor: shape=...>`, no
-`id=` as TF 2.0 beta printed). Left for later issues: the tf.data examples
-(`measure_graph_size` on from_generator datasets, `for_in_tfdataset`) and the
-AutoGraph ones (the `while reduce_sum` loop and `to_code`, tensor `if`s and
-`cond`s, `tf.range`/tensor `while` loops, TensorArray `dynamic_rnn`, loop
-variable errors, `concat_with_padding`). Python conditions and Python loops,
-which need no conversion, are here.
+`id=` as TF 2.0 beta printed). Its AutoGraph examples are in
+test_seed003_autograph.py, its tf.data ones in the tf.data seed tests.
 """
 import contextlib
 import sys
