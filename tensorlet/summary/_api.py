@@ -67,7 +67,7 @@ def _condition():
 
 def should_record_summaries():
   """A bool tensor: True when a default writer exists and record_if allows it."""
-  if state.writer is None:
+  if _writer() is None:
     return convert_to_tensor(False)
   cond = _condition()
   if cond is None:
@@ -87,6 +87,12 @@ def summary_scope(name, default_name=None, values=None):
   return scope()
 
 
+def _writer():
+  """The default writer, or None when there is none or it records nothing."""
+  w = state.writer
+  return w if w is not None and w.records else None
+
+
 def _tag(name):
   if not isinstance(name, str):
     raise TypeError(f"summary name must be a string, got {name!r}")
@@ -95,7 +101,7 @@ def _tag(name):
 
 def _emit(name, tensor, step, kind, params, metadata):
   """The shared tail of every summary function: one WriteSummary op."""
-  writer = state.writer
+  writer = _writer()
   cond = _condition()
   if cond is False:
     return convert_to_tensor(False)
@@ -108,7 +114,7 @@ def _emit(name, tensor, step, kind, params, metadata):
 def write(tag, tensor, step=None, metadata=None, name=None):
   """Writes a generic tensor summary; returns a bool tensor (False when nothing is
   recorded). `metadata` may be a SummaryMetadata proto or its bytes."""
-  if state.writer is None:
+  if _writer() is None:
     return convert_to_tensor(False)
   tensor = convert_to_tensor(tensor() if callable(tensor) else tensor)
   if metadata is None:
@@ -120,7 +126,7 @@ def write(tag, tensor, step=None, metadata=None, name=None):
 
 def scalar(name, data, step=None, description=None):
   """Writes a scalar (cast to float32) for TensorBoard's scalars dashboard."""
-  if state.writer is None:
+  if _writer() is None:
     return convert_to_tensor(False)
   from tensorlet.ops.math_ops import cast
   data = convert_to_tensor(data)
@@ -135,7 +141,7 @@ def scalar(name, data, step=None, description=None):
 
 def histogram(name, data, step=None, buckets=None, description=None):
   """Writes a histogram of `data` (any shape, flattened) with `buckets` (30) buckets."""
-  if state.writer is None:
+  if _writer() is None:
     return convert_to_tensor(False)
   if buckets is None:
     buckets = _encode.DEFAULT_BUCKETS
@@ -154,7 +160,7 @@ def histogram(name, data, step=None, buckets=None, description=None):
 def image(name, data, step=None, max_outputs=3, description=None):
   """Writes up to `max_outputs` images from `data` of shape [k, h, w, c] (c in 1-4;
   floats in [0, 1] or uint8)."""
-  if state.writer is None:
+  if _writer() is None:
     return convert_to_tensor(False)
   data = convert_to_tensor(data)
   shape = data.shape
@@ -177,7 +183,7 @@ def image(name, data, step=None, max_outputs=3, description=None):
 
 def text(name, data, step=None, description=None):
   """Writes a string tensor (Markdown) for TensorBoard's text dashboard."""
-  if state.writer is None:
+  if _writer() is None:
     return convert_to_tensor(False)
   data = convert_to_tensor(data)
   if data.dtype is not _dt.string:

@@ -13,7 +13,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
 from tensorlet.shape import TensorShape
 from tensorlet.summary import _events
-from tensorlet.summary._api import _step_tensor
+from tensorlet.summary._api import _step_tensor, _writer
 from tensorlet.summary._writer import state
 
 __all__ = ["graph", "graph_def_proto", "trace_on", "trace_off", "trace_export"]
@@ -117,7 +117,7 @@ def graph(graph_data):
   """
   if ctx.graph is not None:
     raise ValueError("graph() cannot be invoked inside a graph context.")
-  writer = state.writer
+  writer = _writer()
   if writer is None or not _recording():
     return False
   gd = _as_graph_def_proto(graph_data)
@@ -187,7 +187,7 @@ def trace_export(name, step=None, profiler_outdir=None):
     raise ValueError("Must enable trace before export through tf.summary.trace_on.")
   graphs = list(_Trace.graphs)
   try:
-    writer = state.writer
+    writer = _writer()
     if writer is None or not _recording() or not graphs:
       return
     step = int(_step_tensor(step).numpy())
