@@ -1,0 +1,232 @@
+"""One converter per exportable op: (scope, op, input names) -> output names.
+
+Ops not in CONVERTERS cannot be exported; `export` lists them with their
+source lines. NHWC convolutions and pools are wrapped in transposes, since
+ONNX's Conv and pools are NCHW.
+"""
+import numpy as np
+
+__all__ = ["CONVERTERS", "LIMITS"]
+
+_BIG = np.iinfo(np.int64).max
+
+_ELEMENTWISE = {
+    "Identity": "Identity", "StopGradient": "Identity", "Relu": "Relu", "Tanh": "Tanh",
+    "Sigmoid": "Sigmoid", "Exp": "Exp", "Log": "Log", "Sqrt": "Sqrt", "Neg": "Neg",
+    "Abs": "Abs", "Floor": "Floor", "Ceil": "Ceil", "Sin": "Sin", "Cos": "Cos", "Tan": "Tan",
+    "Reciprocal": "Reciprocal", "Sign": "Sign", "Erf": "Erf", "Round": "Round",
+    "Softplus": "Softplus", "LogicalNot": "Not", "AddV2": "Add", "Sub": "Sub", "Mul": "Mul",
+    "RealDiv": "Div", "Maximum": "Max", "Minimum": "Min", "Pow": "Pow", "Less": "Less",
+    "Greater": "Greater", "LessEqual": "LessOrEqual", "GreaterEqual": "GreaterOrEqual",
+    "Equal": "Equal", "LogicalAnd": "And", "LogicalOr": "Or", "BiasAdd": "Add",
+    "SelectV2": "Where", "AddN": "Sum", "BatchMatMulV2": "MatMul"}
+
+_REDUCE = {"Sum": "ReduceSum", "Mean": "ReduceMean", "Max": "ReduceMax", "Min": "ReduceMin",
+           "Prod": "ReduceProd"}
+
+
+def _elementwise(onnx_op):
+  return lambda s, op, ins: s.node(onnx_op, ins)
+
+
+def _int64(s, name):
+  return s.node("Cast", [name], to=s.b.onnx_type_of(np.int64))[0]
+
+
+def _axes(s, axes):
+  return s.b.constant(np.asarray(axes, np.int64), "axes")
+
+
+def _swap_last(s, name, rank):
+  perm = list(range(rank))
+  perm[-2:] = perm[-1], perm[-2]
+  return s.node("Transpose", [name], perm=perm)[0]
+
+
+def _matmul(s, op, ins):
+  a, b = ins
+  if op.attrs.get("transpose_a"):
+    a = _swap_last(s, a, op.inputs[0].shape.rank)
+  if op.attrs.get("transpose_b"):
+    b = _swap_last(s, b, op.inputs[1].shape.rank)
+  return s.node("MatMul", [a, b])
+
+
+def _reduce(onnx_op):
+  def conv(s, op, ins):
+    axis = op.attrs.get("axis")
+    keep = int(bool(op.attrs.get("keepdims")))
+    if axis is None:
+      return s.node(onnx_op, ins, keepdims=keep)
+    # NOTE: ReduceSum takes axes as an input from opset 13, the others from 18.
+    if onnx_op == "ReduceSum" or s.b.opset >= 18:
+      return s.node(onnx_op, [ins[0], _axes(s, axis)], keepdims=keep)
+    return s.node(onnx_op, ins, axes=list(axis), keepdims=keep)
+  return conv
+
+
+def _nchw(s, name):
+  return s.node("Transpose", [name], perm=[0, 3, 1, 2])[0]
+
+
+def _nhwc(s, name):
+  return s.node("Transpose", [name], perm=[0, 2, 3, 1])
+
+
+def _padding(op):
+  pad = op.attrs.get("padding", "VALID")
+  if pad == "SAME":
+    return {"auto_pad": "SAME_UPPER"}
+  if pad == "VALID":
+    return {"auto_pad": "VALID"}
+  p = list(op.attrs["explicit_paddings"])  # NHWC (before, after) pairs
+  return {"pads": [p[2], p[4], p[3], p[5]]}
+
+
+def _conv2d(s, op, ins):
+  w = s.node("Transpose", [ins[1]], perm=[3, 2, 0, 1])[0]  # HWIO -> OIHW
+  strides = list(op.attrs.get("strides", (1, 1, 1, 1)))[1:3]
+  dil = list(op.attrs.get("dilations", (1, 1, 1, 1)))[1:3]
+  y = s.node("Conv", [_nchw(s, ins[0]), w], strides=strides, dilations=dil, **_padding(op))
+  return _nhwc(s, y[0])
+
+
+def _pool(onnx_op):
+  def conv(s, op, ins):
+    k = list(op.attrs["ksize"])[1:3]
+    strides = list(op.attrs["strides"])[1:3]
+    y = s.node(onnx_op, [_nchw(s, ins[0])], kernel_shape=k, strides=strides, **_padding(op))
+    return _nhwc(s, y[0])
+  return conv
+
+
+def _reshape(s, op, ins):
+  return s.node("Reshape", [ins[0], _int64(s, ins[1])])
+
+
+def _cast(s, op, ins):
+  return s.node("Cast", ins, to=s.b.onnx_type(op.attrs["DstT"]))
+
+
+def _shape(s, op, ins):
+  return s.node("Cast", s.node("Shape", ins), to=s.b.onnx_type(op.attrs["out_type"]))
+
+
+def _softmax(onnx_op):
+  return lambda s, op, ins: s.node(onnx_op, ins, axis=-1)
+
+
+def _square(s, op, ins):
+  return s.node("Mul", [ins[0], ins[0]])
+
+
+def _squared_difference(s, op, ins):
+  d = s.node("Sub", ins)[0]
+  return s.node("Mul", [d, d])
+
+
+def _rsqrt(s, op, ins):
+  return s.node("Reciprocal", s.node("Sqrt", ins))
+
+
+def _not_equal(s, op, ins):
+  return s.node("Not", s.node("Equal", ins))
+
+
+def _relu6(s, op, ins):
+  dt = op.inputs[0].dtype._np
+  return s.node("Clip", [ins[0], s.b.constant(np.array(0, dt)), s.b.constant(np.array(6, dt))])
+
+
+def _transpose(s, op, ins):
+  return s.node("Transpose", ins, perm=list(op.attrs["perm"]))
+
+
+def _concat(s, op, ins):
+  return s.node("Concat", ins, axis=int(op.attrs["axis"]))
+
+
+def _pack(s, op, ins):
+  axis = int(op.attrs.get("axis", 0))
+  parts = [s.node("Unsqueeze", [x, _axes(s, [axis])])[0] for x in ins]
+  return s.node("Concat", parts, axis=axis)
+
+
+def _expand_dims(s, op, ins):
+  return s.node("Unsqueeze", [ins[0], _axes(s, [int(op.attrs["axis"])])])
+
+
+def _squeeze(s, op, ins):
+  axis = op.attrs.get("axis") or ()
+  return s.node("Squeeze", [ins[0], _axes(s, axis)] if axis else ins)
+
+
+def _slice_limit(op):
+  spec = op.attrs["spec"]
+  if any(isinstance(v, tuple) for e in spec for v in e[1:]):
+    return "indices computed by tensors"
+  if any(e[0] == "n" for e in spec):
+    return "tf.newaxis"
+  if any(e[0] == "e" for e in spec) and op.inputs[0].shape.rank is None:
+    return "an ellipsis on a tensor of unknown rank"
+  return None
+
+
+def _strided_slice(s, op, ins):
+  spec = op.attrs["spec"]
+  starts, ends, steps, axes, squeeze = [], [], [], [], []
+  axis = 0
+  for e in spec:
+    if e[0] == "e":
+      axis += op.inputs[0].shape.rank - sum(1 for x in spec if x[0] in "si")
+      continue
+    if e[0] == "i":
+      starts.append(e[1])
+      ends.append(e[1] + 1 if e[1] != -1 else _BIG)
+      steps.append(1)
+      squeeze.append(axis)
+    else:
+      _, b, end, st = e
+      st = 1 if st is None else st
+      starts.append(b if b is not None else (0 if st > 0 else _BIG))
+      ends.append(end if end is not None else (_BIG if st > 0 else -_BIG))
+      steps.append(st)
+    axes.append(axis)
+    axis += 1
+  y = s.node("Slice", [ins[0]] + [_axes(s, v) for v in (starts, ends, axes, steps)])
+  return s.node("Squeeze", [y[0], _axes(s, squeeze)]) if squeeze else y
+
+
+def _if(s, op, ins):
+  a = op.attrs
+  caps = ins[1:]
+  then_g = s.subgraph(a["then_graph"], [], [caps[i] for i in a["then_idx"]], "then")
+  else_g = s.subgraph(a["else_graph"], [], [caps[i] for i in a["else_idx"]], "else")
+  return s.node("If", [ins[0]], n_out=len(op.outputs), then_branch=then_g, else_branch=else_g)
+
+
+def _while(s, op, ins):
+  a = op.attrs
+  n = a["n_vars"]
+  caps = ins[n:len(ins) - (1 if a["has_max"] else 0)]
+  ccaps = [caps[i] for i in a["cond_idx"]]
+  bcaps = [caps[i] for i in a["body_idx"]]
+  first = s.inline(a["cond_graph"], ins[:n], ccaps)[0]
+  trip = _int64(s, ins[-1]) if a["has_max"] else ""
+  body = s.loop_body(a["body_graph"], a["cond_graph"], bcaps, ccaps)
+  outs = s.node("Loop", [trip, first] + list(ins[:n]), n_out=n, body=body)
+  return outs + [None]  # NOTE: the loop history (for gradients) has no ONNX value
+
+
+CONVERTERS = {k: _elementwise(v) for k, v in _ELEMENTWISE.items()}
+CONVERTERS.update({k: _reduce(v) for k, v in _REDUCE.items()})
+CONVERTERS.update({
+    "MatMul": _matmul, "Conv2D": _conv2d, "MaxPool": _pool("MaxPool"),
+    "AvgPool": _pool("AveragePool"), "Reshape": _reshape, "Cast": _cast, "Shape": _shape,
+    "Softmax": _softmax("Softmax"), "LogSoftmax": _softmax("LogSoftmax"), "Square": _square,
+    "SquaredDifference": _squared_difference, "Rsqrt": _rsqrt, "NotEqual": _not_equal,
+    "Relu6": _relu6, "Transpose": _transpose, "ConcatV2": _concat, "Pack": _pack,
+    "ExpandDims": _expand_dims, "Squeeze": _squeeze, "If": _if, "StatelessIf": _if,
+    "While": _while, "StridedSlice": _strided_slice})
+# Converters that handle only some uses of their op: op -> (op -> reason it cannot, or None).
+LIMITS = {"StridedSlice": _slice_limit}
