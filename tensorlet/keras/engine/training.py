@@ -158,8 +158,7 @@ class Model(Layer):
     if fn is None:
       step = getattr(self, f"{kind}_step")
       if not self.run_eagerly:
-        from tensorlet.function.polymorphic import Function
-        step = Function(step, name=f"{kind}_function", reduce_retracing=True)
+        step = _BatchFunction(step, f"{kind}_function")
       fn = self._tl_fns[kind] = step
     return fn
 
@@ -336,6 +335,26 @@ class Model(Layer):
 
   def get_config(self):
     return {"name": self.name, "trainable": self.trainable}
+
+
+class _BatchFunction:
+  """A step as a tf.function traced for any batch size, as Keras' dataset iterator
+  (batch dimension None) makes it: the first call traces with the batch dimension
+  relaxed, so a smaller last batch does not retrace."""
+
+  def __init__(self, step, name):
+    from tensorlet.function.polymorphic import Function
+    self._fn = Function(step, name=name, reduce_retracing=True)
+    self._traced = False
+
+  def __call__(self, batch):
+    if not self._traced:
+      from tensorlet.tensor_spec import TensorSpec
+      self._fn.get_concrete_function(nest.map_structure(
+          lambda t: TensorSpec([None] + t.shape.as_list()[1:], t.dtype)
+          if isinstance(t, Tensor) and t.shape.rank else t, batch))
+      self._traced = True
+    return self._fn(batch)
 
 
 def _weights_path(filepath, save_format):
