@@ -301,25 +301,31 @@ def serialize(loss):
   return getattr(loss, "__name__", loss)
 
 
-def _unknown(name):
-  return ValueError(f"Unknown loss function: '{name}'. Please ensure you are using a "
+def deserialize_object(config, custom_objects, classes, functions, what):
+  """A class instance from a name or a `serialize` dict, or a function from its name;
+  shared by losses, metrics and optimizers (`what` names the kind in errors)."""
+  custom = custom_objects or {}
+  if isinstance(config, dict):
+    name = config.get("class_name")
+    cls = custom.get(name) or classes.get(name)
+    if cls is None:
+      raise _unknown(what, name)
+    return cls.from_config(config.get("config", {}))
+  found = custom.get(config) or functions.get(config) or classes.get(config)
+  if found is None:
+    raise _unknown(what, config)
+  return found() if isinstance(found, type) else found
+
+
+def _unknown(what, name):
+  return ValueError(f"Unknown {what}: '{name}'. Please ensure you are using a "
                     f"`keras.utils.custom_object_scope` and that this object is included in "
                     f"the scope.")
 
 
 def deserialize(name, custom_objects=None):
   """A loss function from its name, or a Loss from a `serialize` dict."""
-  custom = custom_objects or {}
-  if isinstance(name, dict):
-    cls_name = name.get("class_name")
-    cls = custom.get(cls_name) or _CLASSES.get(cls_name)
-    if cls is None:
-      raise _unknown(cls_name)
-    return cls.from_config(name.get("config", {}))
-  found = custom.get(name) or _FUNCTIONS.get(name) or _CLASSES.get(name)
-  if found is None:
-    raise _unknown(name)
-  return found() if isinstance(found, type) else found
+  return deserialize_object(name, custom_objects, _CLASSES, _FUNCTIONS, "loss function")
 
 
 def get(identifier):

@@ -9,7 +9,8 @@ from tensorlet.keras.optimizers.sgd import SGD
 __all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "Adagrad", "schedules", "get", "serialize",
            "deserialize"]
 
-_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad}
+_CLASSES = {c.__name__: c for c in (SGD, Adam, RMSprop, Adagrad)}
+_CANONICAL = {name.lower(): name for name in _CLASSES}
 
 
 def serialize(optimizer):
@@ -19,22 +20,17 @@ def serialize(optimizer):
 
 
 def deserialize(config, custom_objects=None):
-  """The optimizer described by a `serialize` dict."""
-  name = config.get("class_name") if isinstance(config, dict) else None
-  cls = (custom_objects or {}).get(name) or _BY_NAME.get(str(name).lower())
-  if cls is None:
-    raise ValueError(f"Unknown optimizer: '{name}'. Please ensure you are using a "
-                     f"`keras.utils.custom_object_scope` and that this object is included "
-                     f"in the scope.")
-  return cls.from_config(config.get("config", {}))
+  """The optimizer described by a `serialize` dict or named by a string."""
+  from tensorlet.keras.losses import deserialize_object
+  if isinstance(config, str):
+    config = {"class_name": _CANONICAL.get(config.lower(), config), "config": {}}
+  return deserialize_object(config, custom_objects, _CLASSES, {}, "optimizer")
 
 
 def get(identifier):
   """An optimizer from an instance, a name ('adam', 'sgd', ...) or a config dict."""
   if isinstance(identifier, Optimizer):
     return identifier
-  if isinstance(identifier, dict):
+  if isinstance(identifier, (dict, str)):
     return deserialize(identifier)
-  if isinstance(identifier, str):
-    return deserialize({"class_name": identifier, "config": {}})
   raise ValueError(f"Could not interpret optimizer identifier: {identifier}")
