@@ -225,3 +225,26 @@ def test_public_constants():
   ds = tf.data.Dataset.range(3)
   assert int(tf.data.experimental.cardinality(ds)) == 3
   assert isinstance(ds, tf.data.Dataset) and bool(tf.data.Dataset.range(0))
+
+
+def test_generator_errors_surface_as_unknown_error():
+  ds = tf.data.Dataset.from_generator(lambda: (1 / 0 for _ in range(2)),
+                                      output_signature=tf.TensorSpec([], tf.float32))
+  with pytest.raises(tf.errors.UnknownError, match="ZeroDivisionError"):
+    list(ds)
+
+
+def test_generator_signature_conversions_and_dict_elements():
+  G = tf.data.Dataset.from_generator
+  assert _np_list(G(lambda: iter([1.5]), output_signature=tf.TensorSpec([], tf.int32))) == [1]
+  got = _np_list(G(lambda: iter([1]), output_signature=tf.TensorSpec([], tf.float32)))
+  assert got == [1.0] and got[0].dtype == np.float32
+  sig = {"a": tf.TensorSpec([], tf.int64), "b": tf.TensorSpec([], tf.string)}
+  assert _np_list(G(lambda: iter([{"a": 1, "b": "x"}]), output_signature=sig)) == [
+      {"a": 1, "b": b"x"}]
+  ragged = G(lambda: iter([(1, [1.0, 2.0]), (2, [3.0])]),
+             output_signature=(tf.TensorSpec([], tf.int32), tf.TensorSpec([None], tf.float32)))
+  (ids, vals), = _np_list(ragged.padded_batch(2))
+  assert ids.tolist() == [1, 2] and vals.tolist() == [[1.0, 2.0], [3.0, 0.0]]
+  with pytest.raises(TypeError, match="tf.TypeSpec"):
+    G(lambda: iter([1]), output_signature=(tf.int32, tf.float32))
