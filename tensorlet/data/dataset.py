@@ -1,4 +1,4 @@
-"""tf.data.Dataset: the base class, its trace type (DatasetSpec) and iterators.
+"""tf.data.Dataset: the base class and its trace type (DatasetSpec).
 
 A dataset is a Python object with an `element_spec` and a `_flat_iter()`
 generator of flat elements (lists of NumPy values, one per component).
@@ -20,7 +20,7 @@ import numpy as np
 from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
-from tensorlet.data import ops, structure
+from tensorlet.data import ops
 from tensorlet.ops.registry import execute
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet.tensor_spec import TensorSpec
