@@ -169,9 +169,9 @@ def _concrete(fn, input_signature):
       raise ValueError("tensorlet.onnx.export: the tf.function has no input_signature; pass "
                        "input_signature=[tf.TensorSpec(...)] or a ConcreteFunction.")
     return fn.get_concrete_function()
-  keras_fn = getattr(fn, "_tl_export_function", None)
-  if keras_fn is not None:
-    return _concrete(keras_fn(input_signature), None)
+  if hasattr(fn, "call") and hasattr(fn, "trainable_weights"):  # a Keras model
+    from tensorlet.saved_model.keras_io import serving_function
+    return serving_function(fn, input_signature).get_concrete_function()
   raise TypeError(f"tensorlet.onnx.export takes a ConcreteFunction, a tf.function or a Keras "
                   f"model, got {fn!r}")
 

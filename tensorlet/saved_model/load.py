@@ -56,12 +56,13 @@ def read_manifest(export_dir):
   return m
 
 
-def load(export_dir, tags=None, options=None):
+def load(export_dir, tags=None, options=None, root_class=RestoredObject):
   """Loads a SavedModel written by tf.saved_model.save.
 
   Returns an object with the saved attributes: variables (restored as
   tf.Variables), sub-objects, tf.functions (callable with the saved
-  signatures, differentiable, re-savable) and `signatures`.
+  signatures, differentiable, re-savable) and `signatures`. (`root_class`: the
+  RestoredObject subclass of the root, for Keras models.)
   """
   if ctx.graph is not None:
     raise RuntimeError("tf.saved_model.load() must be called eagerly, not inside a "
@@ -74,15 +75,15 @@ def load(export_dir, tags=None, options=None):
   graphs = _read_json(layout.graphs_path(export_dir), export_dir)
   where = f"SavedModel at '{export_dir}'"
   try:
-    return _restore(manifest, graphs, reader, constants, where)
+    return _restore(manifest, graphs, reader, constants, where, root_class)
   except (Malformed, KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
     detail = f"missing field {e}" if isinstance(e, KeyError) else str(e)
     raise DataLossError(None, None, f"{where} is damaged: saved_model.json and graphs.json do "
                         f"not describe a model ({detail})") from None
 
 
-def _restore(manifest, graphs, reader, constants, where):
-  objects = _objects(reader, manifest["objects"])
+def _restore(manifest, graphs, reader, constants, where, root_class):
+  objects = _objects(reader, manifest["objects"], root_class)
   dec = Decoder(constants, objects, where)
   concrete = {}
   for k, data in graphs["concrete_functions"].items():
@@ -103,7 +104,7 @@ def _restore(manifest, graphs, reader, constants, where):
   return root
 
 
-def _objects(reader, entries):
+def _objects(reader, entries, root_class):
   """One restored object per checkpoint node, children attached."""
   nodes = reader.nodes
   need(isinstance(entries, list) and len(entries) == len(nodes),
@@ -125,7 +126,7 @@ def _objects(reader, entries):
     elif kind == "tuple":
       objs.append(None)  # built below, once its children exist
     else:
-      objs.append(RestoredObject())
+      objs.append(root_class() if not objs else RestoredObject())
 
   def tuple_at(i, depth=0):
     need(depth < len(nodes), "the object graph has a cycle of tuples")

@@ -72,9 +72,11 @@ def signature_functions(obj, signatures, functions):
   return out
 
 
-def collect(obj, signatures=None):
+def collect(obj, signatures=None, root_functions=None, extra=None):
   """Everything save writes, as (manifest, graphs, checkpoint nodes, variable tensors,
-  constants); raises ValueError listing what cannot leave Python."""
+  constants); raises ValueError listing what cannot leave Python. `root_functions`
+  ({name: tf.function}) are saved as attributes of the root besides its own; `extra`
+  is added to the manifest."""
   from tensorlet.train import _graph
   if not _graph.is_trackable(obj):
     raise ValueError(f"Expected an object of type `Trackable`, such as `tf.Module` or a "
@@ -94,14 +96,15 @@ def collect(obj, signatures=None):
                      "params": [[n, kind, enc.key(key, f"{where}, argument '{n}'")]
                                 for n, kind, key in cf._params]}
     return k
-  root_functions = []
+  own = []
   for i, o in enumerate(og.objs):
     entry = {}
     if isinstance(o, Variable):
       entry["variable"] = {"name": o.name, "trainable": o.trainable}
     fns = functions_of(o)
     if i == 0:
-      root_functions = list(fns.values())
+      fns.update(root_functions or {})
+      own = list(fns.values())
     if fns:
       entry["functions"] = {}
       for name, fn in fns.items():
@@ -110,18 +113,18 @@ def collect(obj, signatures=None):
                                                      concrete_functions_of(fn)]})
     objects.append(entry)
   sigs = {name: add_concrete(cf) for name, cf in
-          signature_functions(obj, signatures, root_functions).items()}
+          signature_functions(obj, signatures, own).items()}
   if enc.problems:
     raise ValueError(f"tf.saved_model.save: {len(enc.problems)} part(s) of {obj!r} cannot "
                      f"leave Python, so nothing was written:\n  - " +
                      "\n  - ".join(enc.problems))
   from tensorlet import __version__
   manifest = {"format": layout.FORMAT, "version": layout.VERSION, "tensorlet": __version__,
-              "objects": objects, "functions": functions, "signatures": sigs}
+              "objects": objects, "functions": functions, "signatures": sigs, **(extra or {})}
   return manifest, {"concrete_functions": concrete}, nodes, tensors, enc.constants
 
 
-def save(obj, export_dir, signatures=None, options=None):
+def save(obj, export_dir, signatures=None, options=None, **collect_args):
   """Writes `obj` (a tf.Module, Keras model or other trackable) to `export_dir`.
 
   Saved: the variables and objects reachable from `obj`, and every traced
@@ -136,7 +139,7 @@ def save(obj, export_dir, signatures=None, options=None):
                        "tf.function.")
   from tensorlet.train import _format
   export_dir = os.fspath(export_dir)
-  manifest, graphs, nodes, tensors, constants = collect(obj, signatures)
+  manifest, graphs, nodes, tensors, constants = collect(obj, signatures, **collect_args)
   os.makedirs(export_dir, exist_ok=True)
   _format.write_checkpoint(layout.variables_prefix(export_dir), nodes, tensors)
   _format.write_checkpoint(layout.constants_prefix(export_dir), [{"type": "constants"}],

@@ -1,0 +1,59 @@
+"""Keras models saved for inference, loaded back, and exported to ONNX."""
+import numpy as np
+import pytest
+
+import tensorlet as tf
+from tensorlet.saved_model import keras_io
+
+
+def _convnet():
+  # seed 004's MNIST model, smaller
+  return tf.keras.Sequential([
+      tf.keras.layers.Conv2D(4, [3, 3], activation="relu", input_shape=(10, 10, 1)),
+      tf.keras.layers.MaxPooling2D(), tf.keras.layers.Flatten(),
+      tf.keras.layers.Dropout(0.5), tf.keras.layers.Dense(3)])
+
+
+def test_save_load_predict(tmp_path):
+  m = _convnet()
+  x = np.random.default_rng(0).normal(size=[5, 10, 10, 1]).astype(np.float32)
+  want = m(x, training=False).numpy()
+  keras_io.save_model(m, str(tmp_path))
+  loaded = keras_io.load_model(str(tmp_path))
+  np.testing.assert_allclose(loaded.predict(x, batch_size=2), want, rtol=1e-6)
+  np.testing.assert_allclose(loaded(x).numpy(), want, rtol=1e-6)
+  out = loaded.signatures["serving_default"](inputs=tf.constant(x))
+  np.testing.assert_allclose(out["output_0"].numpy(), want, rtol=1e-6)
+  assert len(loaded.trainable_variables) == len(m.trainable_variables)
+
+
+def test_onnx_export_of_a_keras_model():
+  import onnxruntime as ort
+  m = _convnet()
+  x = np.random.default_rng(1).normal(size=[2, 10, 10, 1]).astype(np.float32)
+  proto = tf.onnx.export(m)
+  sess = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
+  got = sess.run(None, {sess.get_inputs()[0].name: x})[0]
+  np.testing.assert_allclose(got, m(x, training=False).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_errors(tmp_path):
+  class Sub(tf.keras.Model):
+    def __init__(self):
+      super().__init__()
+      self.d = tf.keras.layers.Dense(2)
+
+    def call(self, x):
+      return self.d(x)
+  sub = Sub()
+  with pytest.raises(ValueError, match="not been built"):
+    keras_io.save_model(sub, str(tmp_path / "a"))
+  sub(np.ones([1, 3], np.float32))
+  with pytest.raises(ValueError, match="input_signature"):
+    keras_io.save_model(sub, str(tmp_path / "a"))
+  keras_io.save_model(sub, str(tmp_path / "a"),
+                      input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+  assert keras_io.load_model(str(tmp_path / "a")).predict(np.ones([4, 3])).shape == (4, 2)
+  tf.saved_model.save(tf.Module(), str(tmp_path / "b"))
+  with pytest.raises(ValueError, match="not saved from a Keras model"):
+    keras_io.load_model(str(tmp_path / "b"))
