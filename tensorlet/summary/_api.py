@@ -75,16 +75,12 @@ def should_record_summaries():
   return convert_to_tensor(False) if cond is False else cond
 
 
+@contextlib.contextmanager
 def summary_scope(name, default_name=None, values=None):
-  """A name scope for a summary; yields (tag, scope) like TF's experimental.summary_scope."""
+  """A name scope for summary ops; yields (tag, scope name) under the current scope."""
   from tensorlet.context import name_scope
-  name = name or default_name
-
-  @contextlib.contextmanager
-  def scope():
-    with name_scope(name) as s:
-      yield ctx.scope[:-1] if ctx.scope else name, s
-  return scope()
+  with name_scope(name or default_name) as scope:
+    yield ctx.scope[:-1], scope
 
 
 def _writer():

@@ -1,6 +1,7 @@
 """SummaryWriter objects and the default-writer / step / record_if state."""
 import os
 import threading
+import time
 
 import numpy as np
 
@@ -75,7 +76,8 @@ class _DefaultScope:
     if self._step is not None:
       state.step = old_step
     if not self._writer.closed:
-      self._writer.flush()
+      from tensorlet.summary._api import flush
+      flush(self._writer)  # NOTE: an op inside tf.function, so each call flushes
     return False
 
 
@@ -120,7 +122,6 @@ class FileWriter(SummaryWriter):
     self._write_event(step, summary=summary)
 
   def _write_event(self, step, **fields):
-    import time
     self._file.write_event(_events.protos().event_pb2.Event(
         wall_time=time.time(), step=step, **fields))
 

@@ -1,6 +1,8 @@
 """tf.summary: event files read back with TensorBoard's own reader."""
 import os
 import struct
+import subprocess
+import sys
 import zlib
 
 import numpy as np
@@ -252,3 +254,46 @@ def test_generic_write_with_metadata(tmp_path):
   assert step == 3 and v.dtype == np.int32 and v.tolist() == [[1, 2], [3, 4]]
   assert acc.SummaryMetadata("raw").display_name == "custom"
   assert _values(acc, "lazy")[0][1] == b"v"
+
+
+def test_summary_scope_and_flush_inside_tf_function(tmp_path):
+  with tf.name_scope("outer"):
+    with tf.summary.experimental.summary_scope("foo") as (tag, scope):
+      assert (tag, scope) == ("outer/foo", "outer/foo/")
+  writer = tf.summary.create_file_writer(str(tmp_path), max_queue=1000)
+  (name,) = os.listdir(tmp_path)
+  size = os.path.getsize(tmp_path / name)
+
+  @tf.function
+  def log(x, flush):
+    tf.summary.scalar("x", x, step=1)
+    if flush:
+      tf.summary.flush()
+    return x
+  with writer.as_default():
+    log(tf.constant(1.0), False)
+    assert os.path.getsize(tmp_path / name) == size
+    log(tf.constant(1.0), True)
+    assert os.path.getsize(tmp_path / name) > size
+    size = os.path.getsize(tmp_path / name)
+
+  @tf.function
+  def log_in_scope(x):
+    with writer.as_default():   # leaving as_default flushes, on every call
+      tf.summary.scalar("y", x, step=2)
+    return x
+  for i in range(2):
+    log_in_scope(tf.constant(1.0))
+    assert os.path.getsize(tmp_path / name) > size
+    size = os.path.getsize(tmp_path / name)
+
+
+def test_pending_events_are_written_at_exit(tmp_path):
+  code = ("import tensorlet as tf\n"
+          f"w = tf.summary.create_file_writer({str(tmp_path)!r}, max_queue=1000)\n"
+          "with tf.summary.record_if(True):\n"
+          "  w.set_as_default()\n"
+          "  tf.summary.scalar('late', 4.0, step=9)\n")
+  root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+  subprocess.run([sys.executable, "-c", code], check=True, cwd=root)
+  assert [(s, float(v)) for s, v in _values(_read(tmp_path), "late")] == [(9, 4.0)]
