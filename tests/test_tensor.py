@@ -623,3 +623,17 @@ def test_print_inside_function_runs_every_call(capsys):
   f(tf.constant(1))
   f(tf.constant(2))
   assert capsys.readouterr().out == "x = 1\nx = 2\n"
+
+
+@pytest.mark.parametrize("graph", [False, True])
+def test_creation_ops_take_a_scalar_shape(graph):
+  def make(n):
+    return tf.zeros(n), tf.ones(n, tf.int32), tf.fill(n, 2.5)
+  fn = tf.function(make) if graph else make
+  z, o, f = fn(tf.constant(3)) if graph else fn(3)
+  assert z.shape == (3,) and o.shape == (3,) and f.shape == (3,)
+  np.testing.assert_array_equal(z.numpy(), np.zeros(3, np.float32))
+  np.testing.assert_array_equal(o.numpy(), np.ones(3, np.int32))
+  np.testing.assert_array_equal(f.numpy(), np.full(3, 2.5, np.float32))
+  with pytest.raises(tf.errors.InvalidArgumentError):
+    tf.zeros(-1)

@@ -42,6 +42,12 @@ def _shape_arg(shape, op_name):
   return convert_to_tensor(arr.astype(np.int32) if arr.size else np.zeros([0], np.int32))
 
 
+def _dims_arg(shape, op_name):
+  """`_shape_arg` for zeros/ones/fill, which also take a scalar n as the shape [n] (TF)."""
+  s = _shape_arg(shape, op_name)
+  return reshape(s, [1]) if s.shape.rank == 0 else s
+
+
 def cast_int(d):
   return d if isinstance(d, Tensor) else convert_to_tensor(int(d))
 
@@ -206,13 +212,13 @@ def fill(dims, value, name=None):
   if v.shape.rank not in (0, None):
     raise InvalidArgumentError(None, None, f"value must be a scalar, got shape {v.shape} "
                                f"[Op:Fill]")
-  return execute(Fill, [_shape_arg(dims, "Fill"), v], {})
+  return execute(Fill, [_dims_arg(dims, "Fill"), v], {})
 
 
 def _creation(value):
   def f(shape, dtype=_dt.float32, name=None, layout=None):
     dtype = _dt.as_dtype(dtype)
-    s = _shape_arg(shape, "Fill")
+    s = _dims_arg(shape, "Fill")
     cv = constant_value(s)
     if cv is not None:
       if np.any(cv < 0):
