@@ -6,6 +6,12 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# NOTE: test files are imported by path (--import-mode=importlib, so two
+# test_errors.py in different folders do not clash); helper modules beside
+# them (op_table, ckpt_helpers, ...) are found through these folders.
+_TESTS = os.path.dirname(os.path.abspath(__file__))
+sys.path.extend(os.path.join(_TESTS, d) for d in sorted(os.listdir(_TESTS))
+                if os.path.isdir(os.path.join(_TESTS, d)) and not d.startswith(("_", ".")))
 
 
 @pytest.fixture(autouse=True)
