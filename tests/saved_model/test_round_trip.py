@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 import tensorlet as tf
-import seed_modules
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import seed_modules  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LR = 0.01
