@@ -219,7 +219,7 @@ def _w4_loss(params):
   return loss_fn
 
 
-def _w4_rows(name, train_batch, step_np, x, y, repeat):
+def _w4_rows(name, train_batch, step_np, x, y, repeat, graph_target="<= 1.0x"):
   l_tl, l_np = float(train_batch(x, y)), float(step_np())
   assert abs(l_tl - l_np) < 1e-4, (l_tl, l_np)
   tl, npy = time_pair(lambda: train_batch(x, y), step_np, repeat)
@@ -229,7 +229,7 @@ def _w4_rows(name, train_batch, step_np, x, y, repeat):
   f(x, y)
   first = time.perf_counter() - t
   tl, npy = time_pair(lambda: f(x, y), step_np, repeat)
-  yield (f"W4 {name}, tf.function", tl, npy, "ms", "<= 1.0x")
+  yield (f"W4 {name}, tf.function", tl, npy, "ms", graph_target)
   yield (f"W6 trace W4 {name} (first - steady)", first - tl, 0, "ms", "<= 20 ms")
 
 
@@ -267,6 +267,83 @@ def w4_hand_adam(repeat):
   yield from _w4_rows("hand (Adam)", train_batch, step_np, x, y, repeat)
 
 
+class _SequentialModel:
+  """Seed 000's 100-layer model, verbatim (built lazily: tf.keras loads on first use)."""
+
+  @staticmethod
+  def make():
+    class SequentialModel(tf.keras.Model):
+      def __init__(self, **kwargs):
+        super(SequentialModel, self).__init__(**kwargs)
+        self.flatten = tf.keras.layers.Flatten(input_shape=(28, 28))
+        # Add a lot of small layers
+        num_layers = 100
+        self.my_layers = [tf.keras.layers.Dense(64, activation="relu")
+                          for n in range(num_layers)]
+        self.dropout = tf.keras.layers.Dropout(0.2)
+        self.dense_2 = tf.keras.layers.Dense(10)
+
+      def call(self, x):
+        x = self.flatten(x)
+        for layer in self.my_layers:
+          x = layer(x)
+        x = self.dropout(x)
+        x = self.dense_2(x)
+        return x
+    return SequentialModel()
+
+
+def w1_keras(repeat):
+  """W1 keras: the seed's SequentialModel, eager and as tf.function(model)."""
+  _warm_tracing()
+  tf.random.set_seed(0)
+  x = tf.random.uniform([20, 28, 28])
+  model = _SequentialModel.make()
+  model(x)
+  xn = np.asarray(x).reshape(20, 784)
+  weights = [(np.asarray(layer.kernel), np.asarray(layer.bias)) for layer in model.my_layers]
+  wo, bo = np.asarray(model.dense_2.kernel), np.asarray(model.dense_2.bias)
+
+  def model_np():
+    h = xn
+    for w, b in weights:
+      h = np.maximum(h @ w + b, 0)
+    return h @ wo + bo
+  np.testing.assert_allclose(np.asarray(model(x)), model_np(), rtol=1e-4, atol=1e-5)
+  tl, npy = time_pair(lambda: model(x), model_np, repeat)
+  yield ("W1 keras, eager", tl, npy, "ms", "<= 3.0x")
+  f = tf.function(model)
+  t = time.perf_counter()
+  f(x)
+  first = time.perf_counter() - t
+  np.testing.assert_allclose(np.asarray(f(x)), model_np(), rtol=1e-4, atol=1e-5)
+  tl, npy = time_pair(lambda: f(x), model_np, repeat)
+  yield ("W1 keras, tf.function", tl, npy, "ms", "<= 1.2x")
+  yield ("W6 trace W1 keras (first - steady)", first - tl, 0, "ms", "-")
+
+
+def w4_keras(repeat):
+  """W4 keras: Sequential([Dense(128, relu), Dense(10)]), SparseCategoricalCrossentropy, Adam."""
+  _warm_tracing()
+  x, y, params = _w4_data()
+  model = tf.keras.Sequential([tf.keras.layers.Dense(128, activation="relu"),
+                               tf.keras.layers.Dense(10)])
+  model(x)
+  for var, p in zip(model.trainable_variables, params):
+    var.assign(p)  # the same starting point as the NumPy floor
+  loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+  opt = tf.keras.optimizers.Adam(1e-3, beta_1=0.9, beta_2=0.999, epsilon=1e-7)
+
+  def train_batch(x, y):
+    with tf.GradientTape() as tape:
+      loss = loss_fn(y, model(x, training=True))
+    grads = tape.gradient(loss, model.trainable_variables)
+    opt.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+  step_np = _w4_numpy(x, y, params, _numpy_adam([np.asarray(p) for p in params]))
+  yield from _w4_rows("keras", train_batch, step_np, x, y, repeat, "<= 1.2x")
+
+
 def w3_tiny_ops_while(repeat):
   """W3 variant: `for _ in tf.range(1000)` in tf.function (one while_loop of tiny ops)."""
   x0 = tf.random.uniform([8])
@@ -297,5 +374,7 @@ ALL = [
     ("w3_while", w3_tiny_ops_while),
     ("w4_hand_sgd", w4_hand_sgd),
     ("w4_hand_adam", w4_hand_adam),
+    ("w1_keras", w1_keras),
+    ("w4_keras", w4_keras),
     ("w2", w2_matmul_chain),
 ]
