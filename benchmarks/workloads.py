@@ -344,6 +344,36 @@ def w4_keras(repeat):
   yield from _w4_rows("keras", train_batch, step_np, x, y, repeat, "<= 1.2x")
 
 
+def w5_conv(repeat):
+  """W5: [1, 200, 200, 100] NHWC, 100 filters 3x3, VALID, + bias: tf.nn.conv2d and Keras."""
+  tf.random.set_seed(0)
+  x = tf.random.uniform([1, 200, 200, 100])
+  w = tf.Variable(tf.random.uniform([3, 3, 100, 100], -0.05, 0.05))
+  b = tf.Variable(tf.zeros([100]))
+  xn, wn, bn = np.asarray(x), np.asarray(w), np.asarray(b)
+
+  def conv_np():  # im2col: sliding windows, one reshape-copy, one sgemm
+    cols = np.lib.stride_tricks.sliding_window_view(xn[0], (3, 3), axis=(0, 1))
+    cols = cols.transpose(0, 1, 3, 4, 2).reshape(198 * 198, 900)
+    return (cols @ wn.reshape(900, 100) + bn).reshape(1, 198, 198, 100)
+
+  def conv_tl(x):
+    return tf.nn.conv2d(x, w, 1, "VALID") + b
+  np.testing.assert_allclose(np.asarray(conv_tl(x)), conv_np(), rtol=1e-4, atol=1e-4)
+  rep = max(3, repeat // 3)
+  tl, npy = time_pair(lambda: conv_tl(x), conv_np, rep, min_time=0.1)
+  yield ("W5 conv2d, eager", tl, npy, "ms", "<= TF graph (38.8 ms there)")
+  f = tf.function(conv_tl)
+  f(x)
+  tl, npy = time_pair(lambda: f(x), conv_np, rep, min_time=0.1)
+  yield ("W5 conv2d, tf.function", tl, npy, "ms", "<= TF graph (38.8 ms there)")
+  layer = tf.keras.layers.Conv2D(100, 3)
+  layer(x)
+  layer.kernel.assign(w)
+  tl, npy = time_pair(lambda: layer(x), conv_np, rep, min_time=0.1)
+  yield ("W5 keras Conv2D, eager", tl, npy, "ms", "<= TF graph (38.8 ms there)")
+
+
 def w3_tiny_ops_while(repeat):
   """W3 variant: `for _ in tf.range(1000)` in tf.function (one while_loop of tiny ops)."""
   x0 = tf.random.uniform([8])
@@ -377,4 +407,5 @@ ALL = [
     ("w1_keras", w1_keras),
     ("w4_keras", w4_keras),
     ("w2", w2_matmul_chain),
+    ("w5", w5_conv),
 ]
