@@ -57,3 +57,18 @@ def test_errors(tmp_path):
   tf.saved_model.save(tf.Module(), str(tmp_path / "b"))
   with pytest.raises(ValueError, match="not saved from a Keras model"):
     keras_io.load_model(str(tmp_path / "b"))
+
+
+def test_model_save_and_keras_load_model(tmp_path):
+  m = tf.keras.Sequential([tf.keras.Input(shape=(4,)),
+                           tf.keras.layers.Dense(3, activation="relu"), tf.keras.layers.Dense(2)])
+  x = np.random.default_rng(1).random([5, 4]).astype(np.float32)
+  m.save(str(tmp_path / "model"))
+  loaded = tf.keras.models.load_model(str(tmp_path / "model"))
+  np.testing.assert_allclose(loaded.predict(x), m.predict(x, verbose=0), rtol=1e-6)
+  tf.keras.models.save_model(m, str(tmp_path / "again"))
+  np.testing.assert_allclose(tf.keras.models.load_model(str(tmp_path / "again"))(x).numpy(),
+                             m(x).numpy(), rtol=1e-6)
+  with pytest.raises(ValueError, match="SavedModel directories only"):
+    m.save(str(tmp_path / "model.h5"))
+  assert tf.keras.models.Sequential is tf.keras.Sequential

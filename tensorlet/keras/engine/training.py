@@ -293,6 +293,14 @@ class Model(Layer):
     return nest.map_structure(lambda t: t.numpy(), self(x, training=False))
 
   # ------------------------------------------------------------------ weights
+  def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None,
+           signatures=None, options=None, save_traces=True):
+    """Saves the whole model as a SavedModel directory (loads for inference without the
+    model's Python code: `tf.keras.models.load_model`)."""
+    from tensorlet.keras.models import save_model
+    save_model(self, filepath, overwrite, include_optimizer, save_format, signatures, options,
+               save_traces)
+
   def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
     """Writes the weights (and the optimizer's) as a TF-style object-graph checkpoint."""
     from tensorlet.train import checkpoint_management
