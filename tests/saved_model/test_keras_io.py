@@ -20,7 +20,8 @@ def test_save_load_predict(tmp_path):
   want = m(x, training=False).numpy()
   keras_io.save_model(m, str(tmp_path))
   loaded = keras_io.load_model(str(tmp_path))
-  np.testing.assert_allclose(loaded.predict(x, batch_size=2), want, rtol=1e-6)
+  # batches of 2 round differently in BLAS than one batch of 5
+  np.testing.assert_allclose(loaded.predict(x, batch_size=2), want, rtol=1e-5, atol=1e-6)
   np.testing.assert_allclose(loaded(x).numpy(), want, rtol=1e-6)
   out = loaded.signatures["serving_default"](inputs=tf.constant(x))
   np.testing.assert_allclose(out["output_0"].numpy(), want, rtol=1e-6)
