@@ -110,3 +110,16 @@ def test_functional_two_outputs_train_with_per_output_losses():
   x, y = _data(32)
   hist = m.fit(x, [x.sum(1, keepdims=True), y], epochs=2, verbose=0)
   assert sorted(hist.history) == ["cls_loss", "loss", "reg_loss"]
+
+
+def test_fit_is_reproducible_under_tf_random_set_seed():
+  x, y = _data(64)
+
+  def run(seed):
+    tf.random.set_seed(seed)
+    m = tf.keras.Sequential([L.Dense(8, activation="relu", input_shape=(4,)),
+                             L.Dropout(0.3), L.Dense(1, activation="sigmoid")])
+    m.compile("adam", "binary_crossentropy")
+    return m.fit(x, y, epochs=3, batch_size=8, shuffle=True, verbose=0).history["loss"]
+  assert run(1) == run(1)
+  assert run(1) != run(2)

@@ -97,8 +97,20 @@ class DataHandler:
     self._arrays, self._n = _arrays(pack_x_y_sample_weight(x, y, sample_weight))
     self._batch_size = batch_size or 32
     self._shuffle = shuffle
+    if shuffle:
+      # NOTE: Keras shuffles through tf.data, so tf.random.set_seed makes fit
+      # reproducible: one op seed per handler, a new order every epoch.
+      from tensorlet.ops.random_ops import get_seed
+      self._seeds, self._epoch = get_seed(None), 0
     batches = math.ceil(self._n / self._batch_size)
     self.steps = batches if steps is None else min(steps, batches)
+
+  def _order(self):
+    self._epoch += 1
+    seeds = self._seeds
+    rng = np.random.default_rng([*seeds, self._epoch]) if seeds != (0, 0) else \
+        np.random.default_rng()
+    return rng.permutation(self._n)
 
   def __iter__(self):
     """(step, batch) pairs of one epoch; batches are tuples of tensors."""
@@ -108,7 +120,7 @@ class DataHandler:
           return
         yield step, batch if isinstance(batch, tuple) else (batch,)
       return
-    order = np.random.permutation(self._n) if self._shuffle else None
+    order = self._order() if self._shuffle else None
     for step in range(self.steps):
       lo = step * self._batch_size
       idx = slice(lo, lo + self._batch_size) if order is None else \
