@@ -6,6 +6,9 @@ on first access to keep `import tensorlet` fast.
 """
 import importlib as _importlib
 
+from tensorlet import _allocator
+_allocator.tune()
+
 from tensorlet import dtypes
 from tensorlet import errors
 from tensorlet.dtypes import (DType, as_dtype, bool, complex64, complex128, double,  # noqa: A004
