@@ -2,10 +2,11 @@
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
 from tensorlet.ops import nn_ops as _nn
+from tensorlet.tensor import convert_to_tensor
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "linear", "elu", "selu",
            "softplus", "softsign", "swish", "silu", "gelu", "exponential", "hard_sigmoid",
-           "relu6", "leaky_relu", "get", "serialize", "deserialize"]
+           "relu6", "leaky_relu", "mish", "get", "serialize", "deserialize"]
 
 
 def relu(x, alpha=0.0, max_value=None, threshold=0.0):
@@ -21,7 +22,9 @@ def relu(x, alpha=0.0, max_value=None, threshold=0.0):
   else:
     y = _nn.relu(x)
   if max_value is not None:
-    y = _m.minimum(y, _m.cast(max_value, x.dtype))
+    # Keras clips to [0, max_value]: with a negative threshold, values in
+    # (threshold, 0) pass the threshold but are clipped up to 0.
+    y = _m.minimum(_m.maximum(y, _m.cast(0, x.dtype)), _m.cast(max_value, x.dtype))
   if neg is not None:
     y = y - alpha * neg
   return y
@@ -36,8 +39,15 @@ def tanh(x):
 
 
 def softmax(x, axis=-1):
-  """Softmax over `axis` (the last by default)."""
-  return _nn.softmax(x, axis=axis)
+  """Softmax over `axis` (the last by default, or a tuple of axes); Keras 2 rejects 1-D input."""
+  x = convert_to_tensor(x)
+  rank = x.shape.rank
+  if rank is not None and rank <= 1:
+    raise ValueError(f"Cannot apply softmax to a tensor that is 1D. Received input: {x}")
+  if isinstance(axis, int):
+    return _nn.softmax(x, axis=axis)
+  e = _m.exp(x - _m.reduce_max(x, axis=axis, keepdims=True))
+  return e / _m.reduce_sum(e, axis=axis, keepdims=True)
 
 
 def log_softmax(x, axis=-1):
@@ -66,11 +76,12 @@ def softsign(x):
   return _nn.softsign(x)
 
 
-def silu(x):
+def swish(x):
+  """x * sigmoid(x); Keras 2 serializes it (and its alias `silu`) as 'swish'."""
   return _nn.silu(x)
 
 
-swish = silu
+silu = swish
 
 
 def gelu(x, approximate=False):
@@ -94,10 +105,15 @@ def leaky_relu(x, alpha=0.2):
   return _nn.leaky_relu(x, alpha=alpha)
 
 
+def mish(x):
+  """x * tanh(softplus(x))."""
+  return x * _m.tanh(_nn.softplus(x))
+
+
 _BY_NAME = {f.__name__: f for f in (relu, sigmoid, tanh, softmax, log_softmax, linear, elu,
-                                    selu, softplus, softsign, silu, gelu, exponential,
-                                    hard_sigmoid, relu6, leaky_relu)}
-_BY_NAME["swish"] = silu
+                                    selu, softplus, softsign, swish, gelu, exponential,
+                                    hard_sigmoid, relu6, leaky_relu, mish)}
+_BY_NAME["silu"] = swish
 
 
 def get(identifier):
@@ -118,12 +134,14 @@ def get(identifier):
 
 
 def serialize(activation):
-  name = getattr(activation, "__name__", None)
-  if name in _BY_NAME:
-    return name
+  """The name of a built-in or other named function (Keras 2's legacy format), or the
+  class name and config of an object with `get_config`."""
   cfg = getattr(activation, "get_config", None)
   if cfg is not None:
     return {"class_name": type(activation).__name__, "config": cfg()}
+  name = getattr(activation, "__name__", None)
+  if name is not None:
+    return name
   raise ValueError(f"Cannot serialize activation {activation!r}")
 
 

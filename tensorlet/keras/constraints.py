@@ -2,7 +2,8 @@
 from tensorlet.keras import backend
 from tensorlet.ops import math_ops as _m
 
-__all__ = ["Constraint", "MaxNorm", "NonNeg", "UnitNorm", "MinMaxNorm", "get"]
+__all__ = ["Constraint", "MaxNorm", "NonNeg", "UnitNorm", "MinMaxNorm", "max_norm", "non_neg",
+           "unit_norm", "min_max_norm", "get", "serialize", "deserialize"]
 
 
 class Constraint:
@@ -11,6 +12,10 @@ class Constraint:
 
   def get_config(self):
     return {}
+
+  @classmethod
+  def from_config(cls, config):
+    return cls(**config)
 
 
 class MaxNorm(Constraint):
@@ -60,19 +65,44 @@ class MinMaxNorm(Constraint):
             "axis": self.axis}
 
 
+max_norm = MaxNorm
+non_neg = NonNeg
+unit_norm = UnitNorm
+min_max_norm = MinMaxNorm
+# Keras 2 also keeps the legacy spellings 'maxnorm', 'nonneg' and 'unitnorm'.
 _BY_NAME = {"max_norm": MaxNorm, "non_neg": NonNeg, "unit_norm": UnitNorm,
             "min_max_norm": MinMaxNorm, "MaxNorm": MaxNorm, "NonNeg": NonNeg,
-            "UnitNorm": UnitNorm, "MinMaxNorm": MinMaxNorm}
+            "UnitNorm": UnitNorm, "MinMaxNorm": MinMaxNorm, "maxnorm": MaxNorm,
+            "nonneg": NonNeg, "unitnorm": UnitNorm}
+
+
+def _by_name(name):
+  cls = _BY_NAME.get(name)
+  if cls is None:
+    raise ValueError(f"Unknown constraint: '{name}'")
+  return cls
 
 
 def get(identifier):
+  """A constraint from a name ('max_norm'), a config dict, or a callable."""
   if identifier is None:
     return None
   if isinstance(identifier, str):
-    cls = _BY_NAME.get(identifier)
-    if cls is None:
-      raise ValueError(f"Unknown constraint: '{identifier}'")
-    return cls()
+    return _by_name(identifier)()
+  if isinstance(identifier, dict):
+    return deserialize(identifier)
   if callable(identifier):
     return identifier
-  raise ValueError(f"Could not interpret constraint identifier: {identifier!r}")
+  raise ValueError(f"Could not interpret constraint function identifier: {identifier!r}")
+
+
+def serialize(constraint):
+  return {"class_name": type(constraint).__name__, "config": constraint.get_config()}
+
+
+def deserialize(config):
+  """A constraint from `serialize`'s dict (extra keys such as 'module' are ignored) or
+  from a name."""
+  if isinstance(config, str):
+    return _by_name(config)()
+  return _by_name(config["class_name"]).from_config(config.get("config", {}))

@@ -2,6 +2,11 @@
 
 Variance-scaling formulas are Keras' (fans from the last two dims times the
 receptive field; truncated normal stddev divided by 0.8796...).
+
+Seeds follow Keras 2: a seeded initializer draws from stateless ops keyed by
+[seed, 0], so every call returns the same values whatever the global seed.
+An unseeded one draws from the op-seeded stream, which `tf.random.set_seed`
+replays (Keras 2 picks a Python-random seed instead).
 """
 import math
 
@@ -24,6 +29,39 @@ def _dtype(dtype):
   return _dt.as_dtype(dtype or backend.floatx())
 
 
+def _float_dtype(dtype):
+  """The dtype, which must be floating (Keras rejects others with ValueError)."""
+  dtype = _dtype(dtype)
+  if not dtype.is_floating:
+    raise ValueError(f"Expected floating point type, got {dtype}.")
+  return dtype
+
+
+def _numeric_dtype(dtype):
+  dtype = _dtype(dtype)
+  if not (dtype.is_floating or dtype.is_integer or dtype.is_complex or dtype == _dt.bool):
+    raise ValueError(f"Expected numeric or boolean dtype, got {dtype}.")
+  return dtype
+
+
+def _uniform(shape, minval, maxval, dtype, seed):
+  if seed is None:
+    return _r.uniform(shape, minval, maxval, dtype)
+  return _r.stateless_uniform(shape, [int(seed), 0], minval, maxval, dtype)
+
+
+def _normal(shape, mean, stddev, dtype, seed):
+  if seed is None:
+    return _r.normal(shape, mean, stddev, dtype)
+  return _r.stateless_normal(shape, [int(seed), 0], mean, stddev, dtype)
+
+
+def _truncated_normal(shape, mean, stddev, dtype, seed):
+  if seed is None:
+    return _r.truncated_normal(shape, mean, stddev, dtype)
+  return _r.stateless_truncated_normal(shape, [int(seed), 0], mean, stddev, dtype)
+
+
 class Initializer:
   """Base class: subclasses implement `__call__(shape, dtype=None)`."""
 
@@ -40,12 +78,12 @@ class Initializer:
 
 class Zeros(Initializer):
   def __call__(self, shape, dtype=None, **kwargs):
-    return _a.zeros(shape, _dtype(dtype))
+    return _a.zeros(shape, _numeric_dtype(dtype))
 
 
 class Ones(Initializer):
   def __call__(self, shape, dtype=None, **kwargs):
-    return _a.ones(shape, _dtype(dtype))
+    return _a.ones(shape, _numeric_dtype(dtype))
 
 
 class Constant(Initializer):
@@ -64,7 +102,10 @@ class RandomUniform(Initializer):
     self.minval, self.maxval, self.seed = minval, maxval, seed
 
   def __call__(self, shape, dtype=None, **kwargs):
-    return _r.uniform(shape, self.minval, self.maxval, _dtype(dtype), seed=self.seed)
+    dtype = _dtype(dtype)
+    if not (dtype.is_floating or dtype.is_integer):
+      raise ValueError(f"Expected float or integer dtype, got {dtype}.")
+    return _uniform(shape, self.minval, self.maxval, dtype, self.seed)
 
   def get_config(self):
     return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
@@ -75,7 +116,7 @@ class RandomNormal(Initializer):
     self.mean, self.stddev, self.seed = mean, stddev, seed
 
   def __call__(self, shape, dtype=None, **kwargs):
-    return _r.normal(shape, self.mean, self.stddev, _dtype(dtype), seed=self.seed)
+    return _normal(shape, self.mean, self.stddev, _float_dtype(dtype), self.seed)
 
   def get_config(self):
     return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
@@ -83,7 +124,7 @@ class RandomNormal(Initializer):
 
 class TruncatedNormal(RandomNormal):
   def __call__(self, shape, dtype=None, **kwargs):
-    return _r.truncated_normal(shape, self.mean, self.stddev, _dtype(dtype), seed=self.seed)
+    return _truncated_normal(shape, self.mean, self.stddev, _float_dtype(dtype), self.seed)
 
 
 def _compute_fans(shape):
@@ -105,26 +146,29 @@ class VarianceScaling(Initializer):
     if scale <= 0.0:
       raise ValueError(f"`scale` must be positive float. Received: scale={scale}.")
     if mode not in ("fan_in", "fan_out", "fan_avg"):
-      raise ValueError(f"Invalid `mode` argument: {mode}")
+      raise ValueError(f"Invalid `mode` argument: {mode}. Please use one of the "
+                       f"{{'fan_avg', 'fan_in', 'fan_out'}}.")
     distribution = distribution.lower()
     if distribution == "normal":
       distribution = "truncated_normal"
     if distribution not in ("uniform", "truncated_normal", "untruncated_normal"):
-      raise ValueError(f"Invalid `distribution` argument: {distribution}")
+      raise ValueError(f"Invalid `distribution` argument: {distribution}.Allowed "
+                       f"distributions: {{'untruncated_normal', 'uniform', 'truncated_normal'}}.")
     self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
 
   def __call__(self, shape, dtype=None, **kwargs):
     fan_in, fan_out = _compute_fans(shape)
     n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
     scale = self.scale / max(1.0, n)
-    dtype = _dtype(dtype)
+    dtype = _float_dtype(dtype)
     if self.distribution == "truncated_normal":
+      # 0.8796... is the stddev of a unit normal truncated to [-2, 2].
       stddev = math.sqrt(scale) / 0.87962566103423978
-      return _r.truncated_normal(shape, 0.0, stddev, dtype, seed=self.seed)
+      return _truncated_normal(shape, 0.0, stddev, dtype, self.seed)
     if self.distribution == "untruncated_normal":
-      return _r.normal(shape, 0.0, math.sqrt(scale), dtype, seed=self.seed)
+      return _normal(shape, 0.0, math.sqrt(scale), dtype, self.seed)
     limit = math.sqrt(3.0 * scale)
-    return _r.uniform(shape, -limit, limit, dtype, seed=self.seed)
+    return _uniform(shape, -limit, limit, dtype, self.seed)
 
   def get_config(self):
     return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
@@ -155,10 +199,11 @@ class Identity(Initializer):
     self.gain = gain
 
   def __call__(self, shape, dtype=None, **kwargs):
+    dtype = _float_dtype(dtype)
     if len(shape) != 2:
       raise ValueError(f"Identity matrix initializer can only be used for 2D matrices. "
                        f"Received: shape={shape} of rank {len(shape)}.")
-    return _a.eye(shape[0], shape[1], dtype=_dtype(dtype)) * self.gain
+    return _a.eye(shape[0], shape[1], dtype=dtype) * self.gain
 
   def get_config(self):
     return {"gain": self.gain}
@@ -169,18 +214,21 @@ class Orthogonal(Initializer):
     self.gain, self.seed = gain, seed
 
   def __call__(self, shape, dtype=None, **kwargs):
+    dtype = _float_dtype(dtype)
     if len(shape) < 2:
       raise ValueError(f"The tensor to initialize must be at least two-dimensional. "
                        f"Received: shape={shape} of rank {len(shape)}.")
     rows = math.prod(shape[:-1])
     cols = shape[-1]
     flat = (max(rows, cols), min(rows, cols))
-    a = _r.normal(flat, dtype=_dtype(dtype), seed=self.seed)
+    # The QR kernel has no half-precision variant: factor in float32, then cast.
+    work = _dt.float32 if dtype == _dt.float16 else dtype
+    a = _normal(flat, 0.0, 1.0, work, self.seed)
     q, r = _ld.qr(a)
     q = q * _m.sign(_la.diag_part(r))
     if rows < cols:
       q = _a.transpose(q)
-    return _a.reshape(q, shape) * self.gain
+    return _m.cast(_a.reshape(q, shape) * self.gain, dtype)
 
   def get_config(self):
     return {"gain": self.gain, "seed": self.seed}
@@ -197,18 +245,23 @@ _ALIASES = {"zeros": Zeros, "zero": Zeros, "ones": Ones, "one": Ones, "constant"
 _CLASSES = {c.__name__: c for c in set(_ALIASES.values())}
 
 
+def _by_name(name):
+  cls = _ALIASES.get(name) or _CLASSES.get(name)
+  if cls is None:
+    raise ValueError(f"Unknown initializer: '{name}'. Expected one of {sorted(_ALIASES)}.")
+  return cls
+
+
 def get(identifier):
-  """An initializer from a name ('glorot_uniform'), a config dict, or a callable."""
+  """An initializer from a name ('glorot_uniform'), a config dict, a class or a callable."""
   if identifier is None:
     return None
   if isinstance(identifier, str):
-    cls = _ALIASES.get(identifier) or _CLASSES.get(identifier)
-    if cls is None:
-      raise ValueError(f"Unknown initializer: '{identifier}'. Expected one of "
-                       f"{sorted(_ALIASES)}.")
-    return cls()
+    return _by_name(identifier)()
   if isinstance(identifier, dict):
     return deserialize(identifier)
+  if isinstance(identifier, type):
+    return identifier()  # as Keras: a class is instantiated with its defaults
   if callable(identifier):
     return identifier
   raise ValueError(f"Could not interpret initializer identifier: {identifier!r}")
@@ -219,7 +272,8 @@ def serialize(initializer):
 
 
 def deserialize(config):
-  cls = _CLASSES.get(config["class_name"]) or _ALIASES.get(config["class_name"])
-  if cls is None:
-    raise ValueError(f"Unknown initializer: {config['class_name']}")
-  return cls(**config.get("config", {}))
+  """An initializer from `serialize`'s dict (extra Keras keys such as 'module' are
+  ignored) or from a name."""
+  if isinstance(config, str):
+    return _by_name(config)()
+  return _by_name(config["class_name"]).from_config(config.get("config", {}))

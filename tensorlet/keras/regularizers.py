@@ -1,5 +1,15 @@
-"""tf.keras.regularizers: penalties on weights, `reg(weight) -> scalar`."""
+"""tf.keras.regularizers: penalties on weights, `reg(weight) -> scalar`.
+
+Penalty factors are stored rounded to floatx, as Keras 2's `cast_to_floatx`
+does, so configs read back e.g. 0.009999999776482582 for 0.01.
+"""
+import math
+
+import numpy as np
+
+from tensorlet.keras import backend
 from tensorlet.ops import math_ops as _m
+from tensorlet.tensor import constant
 
 __all__ = ["Regularizer", "L1", "L2", "L1L2", "OrthogonalRegularizer", "l1", "l2", "l1_l2",
            "get", "serialize", "deserialize"]
@@ -19,22 +29,37 @@ class Regularizer:
     return cls(**config)
 
 
+def _penalty(x):
+  """`x` checked as Keras 2 does (a finite int or float), rounded to floatx."""
+  if not isinstance(x, (float, int)):
+    raise ValueError(f"Value {x} is not a valid regularization penalty number, expected an int "
+                     f"or float value.")
+  if math.isinf(x) or math.isnan(x):
+    raise ValueError(f"Value {x} is not a valid regularization penalty number, an infinite "
+                     f"number or NaN are not valid values.")
+  return float(np.asarray(x, dtype=backend.floatx()))
+
+
+def _no_extra(kwargs):
+  if kwargs:
+    raise TypeError(f"Argument(s) not recognized: {kwargs}")
+
+
 class L1L2(Regularizer):
   """l1 * sum(|x|) + l2 * sum(x ** 2)."""
 
   def __init__(self, l1=0.0, l2=0.0):
-    self.l1 = float(l1)
-    self.l2 = float(l2)
+    self.l1 = _penalty(0.0 if l1 is None else l1)
+    self.l2 = _penalty(0.0 if l2 is None else l2)
 
   def __call__(self, x):
-    total = None
+    # Keras 2 starts from a constant zero, so with both factors 0 the penalty does not
+    # depend on x (no gradient) and stays finite whatever x holds.
+    total = constant(0.0, dtype=x.dtype)
     if self.l1:
-      total = self.l1 * _m.reduce_sum(_m.abs(x))
+      total = total + self.l1 * _m.reduce_sum(_m.abs(x))
     if self.l2:
-      t = self.l2 * _m.reduce_sum(_m.square(x))
-      total = t if total is None else total + t
-    if total is None:
-      return _m.reduce_sum(x * 0.0)
+      total = total + self.l2 * _m.reduce_sum(_m.square(x))
     return total
 
   def get_config(self):
@@ -42,16 +67,20 @@ class L1L2(Regularizer):
 
 
 class L1(L1L2):
-  def __init__(self, l1=0.01):
-    super().__init__(l1=l1)
+  def __init__(self, l1=0.01, **kwargs):
+    l1 = kwargs.pop("l", l1)  # Keras 2 still accepts the old keyword `l`
+    _no_extra(kwargs)
+    super().__init__(l1=0.01 if l1 is None else l1)
 
   def get_config(self):
     return {"l1": self.l1}
 
 
 class L2(L1L2):
-  def __init__(self, l2=0.01):
-    super().__init__(l2=l2)
+  def __init__(self, l2=0.01, **kwargs):
+    l2 = kwargs.pop("l", l2)
+    _no_extra(kwargs)
+    super().__init__(l2=0.01 if l2 is None else l2)
 
   def get_config(self):
     return {"l2": self.l2}
@@ -64,7 +93,7 @@ class OrthogonalRegularizer(Regularizer):
     if mode not in ("rows", "columns"):
       raise ValueError(f"Invalid value for argument `mode`. Expected one of {{'rows', "
                        f"'columns'}}. Received: mode={mode}")
-    self.factor, self.mode = factor, mode
+    self.factor, self.mode = _penalty(factor), mode
 
   def __call__(self, x):
     from tensorlet.ops import array_ops as _a
@@ -86,7 +115,8 @@ def l1_l2(l1=0.01, l2=0.01):
 
 l1 = L1
 l2 = L2
-_BY_NAME = {"l1": L1, "l2": L2, "l1_l2": L1L2, "L1": L1, "L2": L2, "L1L2": L1L2,
+# 'l1_l2' names the function, so get('l1_l2') has both factors 0.01 as in Keras 2.
+_BY_NAME = {"l1": L1, "l2": L2, "l1_l2": l1_l2, "L1": L1, "L2": L2, "L1L2": L1L2,
             "OrthogonalRegularizer": OrthogonalRegularizer,
             "orthogonal_regularizer": OrthogonalRegularizer}
 
@@ -95,10 +125,7 @@ def get(identifier):
   if identifier is None:
     return None
   if isinstance(identifier, str):
-    cls = _BY_NAME.get(identifier)
-    if cls is None:
-      raise ValueError(f"Unknown regularizer: '{identifier}'")
-    return cls()
+    return _by_name(identifier)()
   if isinstance(identifier, dict):
     return deserialize(identifier)
   if callable(identifier):
@@ -110,8 +137,18 @@ def serialize(regularizer):
   return {"class_name": type(regularizer).__name__, "config": regularizer.get_config()}
 
 
-def deserialize(config):
-  cls = _BY_NAME.get(config["class_name"])
+def _by_name(name):
+  cls = _BY_NAME.get(name)
   if cls is None:
-    raise ValueError(f"Unknown regularizer: {config['class_name']}")
-  return cls(**config.get("config", {}))
+    raise ValueError(f"Unknown regularizer: '{name}'")
+  return cls
+
+
+def deserialize(config):
+  """A regularizer from `serialize`'s dict (extra keys such as 'module' are ignored) or
+  from a name."""
+  if isinstance(config, str):
+    return _by_name(config)()
+  cls = _by_name(config["class_name"])
+  cfg = config.get("config", {})
+  return cls.from_config(cfg) if isinstance(cls, type) else cls(**cfg)
