@@ -261,3 +261,27 @@ def test_bad_input():
     warnings.simplefilter("always")
     opt.apply_gradients([(None, v), (tf.constant([1.0]), w)])
   assert "Gradients do not exist" in str(rec[0].message)
+
+
+@pytest.mark.parametrize("graph", [False, True])
+def test_constraints_apply_after_each_update(graph):
+  v = tf.Variable([[1.0, -1.0]], constraint=tf.keras.constraints.NonNeg())
+  free = tf.Variable([[1.0, -1.0]])
+  opt = tf.keras.optimizers.SGD(1.0)
+
+  def step():
+    g = tf.constant([[0.5, 0.5]])
+    opt.apply_gradients([(g, v), (g, free)])
+  (tf.function(step) if graph else step)()
+  np.testing.assert_array_equal(v.numpy(), [[0.5, 0.0]])
+  np.testing.assert_array_equal(free.numpy(), [[0.5, -1.5]])
+
+
+def test_layer_kernel_constraint_holds_during_fit():
+  x = np.random.RandomState(0).standard_normal((32, 4)).astype(np.float32)
+  y = -x.sum(1, keepdims=True)  # the best kernel is negative: the constraint must bind
+  m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(4,),
+                                                 kernel_constraint="non_neg")])
+  m.compile(tf.keras.optimizers.SGD(0.1), "mse")
+  m.fit(x, y, epochs=3, batch_size=8, verbose=0)
+  assert (m.layers[0].kernel.numpy() >= 0).all()

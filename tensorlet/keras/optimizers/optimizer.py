@@ -161,6 +161,8 @@ class Optimizer:
       if self.weight_decay:
         v.assign_sub(v * (float(self.weight_decay) * _lr_value(lr)))
       self._update(g, entry[1], lr)
+      if v.constraint is not None:  # Keras 2: projected right after the variable's update
+        v.assign(v.constraint(v))
     self._iterations.assign_add(1)
     return self._iterations
 
