@@ -1,18 +1,20 @@
 """Convolution and pooling (behind tf.nn.conv*, tf.nn.*_pool*).
 
 Kernels work on NHWC; NCHW callers are transposed around them. Conv2D is
-im2col: a strided `sliding_window_view` of the padded input, one
-reshape-copy to [N*OH*OW, KH*KW*C] and one matmul (BLAS) with the filters as
-[KH*KW*C, O]. Its backprops are primitives whose own gradients are again
-convolutions, so derivatives nest to any order; MaxPool/AvgPool likewise pair
-with grad (and grad-of-grad) primitives. Window geometry follows TF exactly
+im2col: a strided view of the padded input, one reshape-copy to
+[N*OH*OW, KH*KW*C] and one matmul (BLAS) with the filters as [KH*KW*C, O];
+3x3 stride-1 convs with enough channels use Winograd F(2x2, 3x3) instead
+(16 batched gemms over 4x4 tiles, 2.25x fewer multiplies). Its backprops
+are primitives whose own gradients are again convolutions, so derivatives
+nest to any order; MaxPool/AvgPool likewise pair with grad (and grad-of-grad)
+primitives. Window geometry follows TF exactly
 (SAME: out = ceil(in / stride), pad_before = pad_total // 2), and so do the
 errors: graph shape inference raises ValueError, eager kernels TF's op errors.
 """
 import numbers
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
+from numpy.lib.stride_tricks import as_strided
 
 from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
@@ -96,7 +98,7 @@ class _Geom:
     self.pads = ((0, 0), (t, b), (lft, rgt), (0, 0))
 
   def padded(self, x, fill=0):
-    return np.pad(x, self.pads, constant_values=fill) if any(map(any, self.pads)) else x
+    return _pad(x, self.pads[1], self.pads[2], fill)
 
   def zeros_padded(self, n, h, w, c, dtype):
     return np.zeros((n, h + sum(self.pads[1]), w + sum(self.pads[2]), c), dtype)
@@ -114,12 +116,41 @@ class _Geom:
              slice(j * self.dw, j * self.dw + ew, self.sw))
             for i in range(self.kh) for j in range(self.kw)]
 
-  def patches(self, x):
-    """The [N, OH, OW, KH, KW, C] strided view of the zero-padded input (im2col)."""
-    v = sliding_window_view(self.padded(x), ((self.kh - 1) * self.dh + 1,
-                                             (self.kw - 1) * self.dw + 1), axis=(1, 2))
-    v = v[:, ::self.sh, ::self.sw, :, ::self.dh, ::self.dw][:, :self.oh, :self.ow]
-    return v.transpose(0, 1, 2, 4, 5, 3)
+  def cols(self, x):
+    """im2col of x: the [N*OH*OW, KH*KW*C] matrix of the padded input's windows."""
+    return _cols(self.padded(x), self.oh, self.ow, self)
+
+
+def _pad(x, hpad, wpad, fill=0):
+  """x [N, H, W, C] padded in H and W by writing it into a filled array.
+
+  NOTE: np.pad costs ~25 us of Python per call, more than the rest of a small conv.
+  """
+  (t, b), (lft, rgt) = hpad, wpad
+  if not (t or b or lft or rgt):
+    return x
+  if min(t, b, lft, rgt) < 0:  # np.pad's error for negative explicit paddings
+    return np.pad(x, ((0, 0), hpad, wpad, (0, 0)), constant_values=fill)
+  n, h, w, c = x.shape
+  shape = (n, h + t + b, w + lft + rgt, c)
+  out = np.zeros(shape, x.dtype) if fill == 0 else np.full(shape, fill, x.dtype)
+  out[:, t:t + h, lft:lft + w] = x
+  return out
+
+
+def _cols(xp, oh, ow, g):
+  """im2col of the padded input xp: [N*OH*OW, KH*KW*C] (rows by output pixel, columns
+  by (tap, channel)), possibly a transposed view of a contiguous copy."""
+  n, c = xp.shape[0], xp.shape[3]
+  s0, s1, s2, s3 = xp.strides
+  sh, sw, dh, dw = s1 * g.sh, s2 * g.sw, s1 * g.dh, s2 * g.dw
+  if c == 1:
+    # NOTE: copying windows with a 1-element inner axis is element by element (~3x
+    # slower); with the taps leading the copy runs along OW instead.
+    v = as_strided(xp, (g.kh, g.kw, n, oh, ow), (dh, dw, s0, sh, sw))
+    return v.reshape(g.kh * g.kw, n * oh * ow).T
+  v = as_strided(xp, (n, oh, ow, g.kh, g.kw, c), (s0, sh, sw, dh, dw, s3))
+  return v.reshape(n * oh * ow, g.kh * g.kw * c)
 
 
 def _shape_arg(t):
@@ -156,6 +187,112 @@ def _conv_check(xs, fs, attrs, op_name=None):
 _CONV_T = FLOAT | {_dt.int32}
 
 
+# ------------------------------------------------- Winograd F(2x2, 3x3)
+# y = A^T [(G g G^T) * (B^T d B)] A per 4x4 input tile d giving a 2x2 output tile: 16
+# multiplies per output pair instead of 36, as 16 gemms [tiles, C] x [C, O]. Its float32
+# error stays within a few ulp of the sum's magnitude (all transform entries are 0, +-1
+# or +-1/2), like a reordered dot product.
+
+_WINOGRAD_G = np.array([[1, 0, 0], [.5, .5, .5], [.5, -.5, .5], [0, 0, 1]])
+
+# NOTE: the transforms cost ~25 NumPy calls plus ~10 passes over tiles * 16 * (C + O)
+# values, the gemms save tiles * 20 * C * O multiply-adds: Winograd pays when
+# C * O / (C + O) and the work are large enough. Measured here (1 BLAS thread): 2x faster
+# for W5 (C = O = 100, 7e9 multiply-adds), 1.1x at [32, 8, 8, 32] x 64 (ratio 21, 4e7),
+# slower at [8, 28, 28, 16] x 32 (ratio 11) and even at [32, 4, 4, 32] x 64 (1e7).
+_WINOGRAD_MIN_MACS = 2e7
+_WINOGRAD_MIN_RATIO = 20
+
+
+def _use_winograd(xshape, f, oh, ow, g):
+  c, o = f.shape[2], f.shape[3]
+  return (f.dtype in (np.float32, np.float64) and g.kh == g.kw == 3 and
+          g.sh == g.sw == g.dh == g.dw == 1 and c * o >= _WINOGRAD_MIN_RATIO * (c + o) and
+          xshape[0] * oh * ow * 9 * c * o >= _WINOGRAD_MIN_MACS)
+
+
+def _winograd_filter(f):
+  """G f G^T: the [4, 4, C, O] transformed 3x3 filter (computed in float64)."""
+  u = np.tensordot(_WINOGRAD_G, f, axes=(1, 0))           # [a, j, C, O]
+  u = np.tensordot(_WINOGRAD_G, u, axes=(1, 1))           # [b, a, C, O]
+  return np.ascontiguousarray(u.transpose(1, 0, 2, 3), f.dtype)
+
+
+# NOTE: the tiles go through the transforms and gemms in chunks of about this many bytes
+# of transformed input: chunk buffers stay in cache and are reused (whole-image
+# temporaries would be fresh pages, ~4x the data, each call).
+_WINOGRAD_CHUNK_BYTES = 1 << 19
+
+
+def _winograd(xp, f, oh, ow):
+  """VALID stride-1 3x3 conv of the padded input xp [N, >= OH + 2, >= OW + 2, C]."""
+  n, c, o, dt = xp.shape[0], xp.shape[3], f.shape[3], xp.dtype
+  th, tw = -(-oh // 2), -(-ow // 2)
+  hp, wp = 2 * th + 2, 2 * tw + 2
+  if xp.shape[1] < hp or xp.shape[2] < wp:  # odd output size: one more (ignored) zero row
+    xp = _pad(xp[:, :hp, :wp], (0, max(hp - xp.shape[1], 0)), (0, max(wp - xp.shape[2], 0)))
+  u = _winograd_filter(f).reshape(16, c, o)
+  y = np.empty((n, 2 * th, 2 * tw, o), dt)
+  tiles = max(1, _WINOGRAD_CHUNK_BYTES // (16 * c * dt.itemsize))
+  if th * tw <= tiles:  # whole images per chunk
+    nb, rb = min(n, tiles // (th * tw)), th
+  else:
+    nb, rb = 1, max(1, min(th, tiles // tw))
+  bufs = [np.empty(k * nb * rb * m, dt)
+          for k, m in ((4, wp * c), (16, tw * c), (16, tw * o), (8, tw * o))]
+  for n0 in range(0, n, nb):
+    for i0 in range(0, th, rb):
+      n1, i1 = min(n, n0 + nb), min(th, i0 + rb)
+      _winograd_chunk(xp[n0:n1, 2 * i0:2 * i1 + 2, :wp], u, y[n0:n1, 2 * i0:2 * i1], bufs)
+  return y if (2 * th, 2 * tw) == (oh, ow) else np.ascontiguousarray(y[:, :oh, :ow])
+
+
+def _winograd_chunk(xp, u, y, bufs):
+  """Writes y [N, 2 TH, 2 TW, O] (a view) from the tiles of xp [N, 2 TH + 2, 2 TW + 2, C]."""
+  n, hp, wp, c = xp.shape
+  th, tw, o = (hp - 2) // 2, (wp - 2) // 2, u.shape[2]
+  k = n * th * tw
+  # B^T d B, rows then columns, each as 3 ufunc calls over all 4 tile offsets at once:
+  # B^T = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]].
+  s0, s1, s2, s3 = xp.strides
+  d = as_strided(xp, (4, n, th, wp, c), (s1, s0, 2 * s1, s2, s3))  # d[a]: rows 2i + a
+  t = bufs[0][:4 * n * th * wp * c].reshape(4, n, th, wp, c)
+  np.subtract(d[0:2], d[2:4], out=t[0::3])
+  np.add(d[1], d[2], out=t[1])
+  np.subtract(d[2], d[1], out=t[2])
+  q0, q1, q2, q3, q4 = t.strides
+  e = as_strided(t, (4, 4, n, th, tw, c), (q3, q0, q1, q2, 2 * q3, q4))  # e[b, a]
+  v = bufs[1][:16 * k * c].reshape(4, 4, n, th, tw, c)
+  vt = v.transpose(1, 0, 2, 3, 4, 5)
+  np.subtract(e[0:2], e[2:4], out=vt[0::3])
+  np.add(e[1], e[2], out=vt[1])
+  np.subtract(e[2], e[1], out=vt[2])
+  m = bufs[2][:16 * k * o].reshape(16, k, o)
+  np.matmul(v.reshape(16, k, c), u, out=m)
+  m = m.reshape(4, 4, n, th, tw, o)
+  # A^T m A with A^T = [[1, 1, 1, 0], [0, 1, -1, -1]], rows then columns.
+  r = bufs[3][:8 * k * o].reshape(2, 4, n, th, tw, o)
+  np.add(m[0], m[1], out=r[0])
+  r[0] += m[2]
+  np.subtract(m[1], m[2], out=r[1])
+  r[1] -= m[3]
+  yt = y.reshape(n, th, 2, tw, 2, o).transpose(4, 2, 0, 1, 3, 5)  # yt[b, a] = y[:, i, a, j, b]
+  np.add(r[:, 0], r[:, 1], out=yt[0])
+  yt[0] += r[:, 2]
+  np.subtract(r[:, 1], r[:, 2], out=yt[1])
+  yt[1] -= r[:, 3]
+
+
+def _conv_padded(xp, f, oh, ow, g):
+  """VALID conv of the already padded NHWC xp with HWIO f by g's strides and dilations."""
+  n, oc = xp.shape[0], f.shape[3]
+  if 0 in (n, oh, ow):
+    return np.zeros((n, oh, ow, oc), xp.dtype)
+  if _use_winograd(xp.shape, f, oh, ow, g):
+    return _winograd(xp, f, oh, ow)
+  return (_cols(xp, oh, ow, g) @ f.reshape(-1, oc)).reshape(n, oh, ow, oc)
+
+
 @op("Conv2D", dtypes=_CONV_T, fresh=True,
     shape=lambda i, a: [(_conv_check(i[0].shape, i[1].shape, a)[1], i[0].dtype)])
 def Conv2D(input, filter, **attrs):  # noqa: A002
@@ -166,11 +303,9 @@ def Conv2D(input, filter, **attrs):  # noqa: A002
         f"A grouped convolution was attempted to be run because the input depth of "
         f"{input.shape[3]} does not match the filter input depth of {filter.shape[2]} "
         f"[Op:Conv2D]")
-  n, oc = input.shape[0], filter.shape[3]
-  if 0 in (n, g.oh, g.ow):
-    return np.zeros((n, g.oh, g.ow, oc), input.dtype)
-  cols = g.patches(input).reshape(n * g.oh * g.ow, -1)
-  return (cols @ filter.reshape(-1, oc)).reshape(n, g.oh, g.ow, oc)
+  if 0 in (input.shape[0], g.oh, g.ow):
+    return np.zeros((input.shape[0], g.oh, g.ow, filter.shape[3]), input.dtype)
+  return _conv_padded(g.padded(input), filter, g.oh, g.ow, g)
 
 
 def _backprop_geom(xshape, kh, kw, dy, attrs, op_name):
@@ -188,6 +323,17 @@ def Conv2DBackpropInput(input_sizes, filter, out_backprop, **attrs):  # noqa: A0
   n, h, w, c = (int(d) for d in input_sizes)
   kh, kw, _, oc = filter.shape
   g = _backprop_geom((n, h, w, c), kh, kw, out_backprop, attrs, "Conv2DBackpropInput")
+  if 0 in (n, h, w, c):
+    return np.zeros((n, h, w, c), out_backprop.dtype)
+  eh, ew = (kh - 1) * g.dh, (kw - 1) * g.dw
+  (t, b), (lft, rgt) = g.pads[1], g.pads[2]
+  if g.sh == g.sw == 1 and 0 <= min(t, b, lft, rgt) and max(t, b) <= eh and max(lft, rgt) <= ew:
+    # NOTE: at stride 1 the input gradient is the VALID conv of the gradient, zero-padded
+    # by the filter's reach less the forward pads, with the flipped filter (in/out
+    # swapped): one im2col gemm (or Winograd) instead of a gemm and a col2im pass.
+    dyp = _pad(out_backprop, (eh - t, eh - b), (ew - lft, ew - rgt))
+    fl = np.ascontiguousarray(filter[::-1, ::-1].transpose(0, 1, 3, 2))
+    return _conv_padded(dyp, fl, h, w, g)
   col = (out_backprop.reshape(-1, oc) @ filter.reshape(-1, oc).T).reshape(
       n, g.oh, g.ow, kh * kw, c)
   dxp = g.zeros_padded(n, h, w, c, out_backprop.dtype)
@@ -203,8 +349,7 @@ def Conv2DBackpropFilter(input, filter_sizes, out_backprop, **attrs):  # noqa: A
   g = _backprop_geom(input.shape, kh, kw, out_backprop, attrs, "Conv2DBackpropFilter")
   if 0 in out_backprop.shape[:3]:
     return np.zeros((kh, kw, c, oc), input.dtype)
-  cols = g.patches(input).reshape(-1, kh * kw * c)
-  return (cols.T @ out_backprop.reshape(-1, oc)).reshape(kh, kw, c, oc)
+  return (g.cols(input).T @ out_backprop.reshape(-1, oc)).reshape(kh, kw, c, oc)
 
 
 def _shape_tensor(x):
@@ -455,8 +600,30 @@ def _argmax_taps(x, y, attrs, op_name):
   return g, out
 
 
+def _max_pool_grad_disjoint(g, x, y, grad):
+  """MaxPoolGrad when windows neither overlap nor reach padding (2x2 stride 2 VALID, the
+  common case): each tap's share is written, not added, and no padded copy is made."""
+  n, h, w, c = x.shape
+  cover = g.kh == g.sh and g.kw == g.sw and g.oh * g.kh == h and g.ow * g.kw == w
+  dx = np.empty(x.shape, grad.dtype) if cover else np.zeros(x.shape, grad.dtype)
+  taken = None
+  for idx in g.taps():
+    m = x[idx] == y
+    if taken is None:
+      taken = m
+    else:  # first maximum only (TF's tie rule): m and not yet taken
+      np.greater(m, taken, out=m)
+      taken |= m
+    np.multiply(grad, m, out=dx[idx])
+  return dx
+
+
 @op("MaxPoolGrad", dtypes=REAL, shape=_shape_of_input(0))
 def MaxPoolGrad(orig_input, orig_output, grad, **attrs):
+  g = _pool_check(orig_input.shape, attrs, "MaxPoolGrad")[0]
+  if (g.sh >= g.kh and g.sw >= g.kw and not any(map(any, g.pads)) and grad.size and
+      orig_output.shape == grad.shape):
+    return _max_pool_grad_disjoint(g, orig_input, orig_output, grad)
   g, taps = _argmax_taps(orig_input, orig_output, attrs, "MaxPoolGrad")
   dxp = g.zeros_padded(*orig_input.shape, grad.dtype)
   for idx, m in taps:

@@ -161,6 +161,127 @@ def test_conv2d_in_graph_infers_shapes_and_differentiates():
         get_concrete_function(tf.TensorSpec([None, 2, 2, 1]))
 
 
+# ---------------------------------------------- Winograd F(2x2, 3x3) and fast paths
+
+@pytest.fixture
+def winograd_calls(monkeypatch):
+  """Counts Winograd convolutions; `force()` selects it for any 3x3 stride-1 float conv."""
+  from tensorlet.ops import conv_ops
+
+  class Calls(list):
+    pass
+
+  calls = Calls()
+  real = conv_ops._winograd
+
+  def spy(*a):
+    calls.append(a[0].shape)
+    return real(*a)
+
+  def force(chunk_bytes=None):
+    monkeypatch.setattr(conv_ops, "_WINOGRAD_MIN_MACS", 0)
+    monkeypatch.setattr(conv_ops, "_WINOGRAD_MIN_RATIO", 0)
+    if chunk_bytes is not None:
+      monkeypatch.setattr(conv_ops, "_WINOGRAD_CHUNK_BYTES", chunk_bytes)
+
+  monkeypatch.setattr(conv_ops, "_winograd", spy)
+  calls.force = force
+  return calls
+
+
+WINOGRAD_CASES = [
+    # (x shape, strides, padding, dilations, selects Winograd): odd and even output sizes,
+    # every padding kind; other strides/dilations must fall back to im2col.
+    ((2, 6, 6, 3), 1, "VALID", 1, True),
+    ((2, 7, 6, 3), 1, "VALID", 1, True),
+    ((1, 5, 8, 2), 1, "SAME", 1, True),
+    ((3, 4, 3, 1), 1, "SAME", 1, True),
+    ((1, 6, 5, 2), 1, [[0, 0], [2, 0], [1, 3], [0, 0]], 1, True),
+    ((1, 3, 3, 2), 1, "VALID", 1, True),
+    ((1, 7, 8, 2), 2, "SAME", 1, False),
+    ((1, 7, 8, 2), [1, 2], "VALID", 1, False),
+    ((1, 8, 8, 2), 1, "SAME", 2, False),
+]
+
+
+@pytest.mark.parametrize("xs,strides,padding,dil,selects", WINOGRAD_CASES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_conv2d_winograd_numerics(winograd_calls, xs, strides, padding, dil, selects, dtype):
+  winograd_calls.force()
+  x, w = rand(*xs).astype(dtype), rand(3, 3, xs[3], 4).astype(dtype)
+  y = tf.nn.conv2d(x, w, strides, padding, dilations=dil)
+  want = naive_conv2d(x.astype(np.float64), w.astype(np.float64), _pair(strides), padding,
+                      _pair(dil))
+  assert y.dtype == tf.as_dtype(dtype) and y.shape == want.shape
+  np.testing.assert_allclose(y.numpy(), want, rtol=1e-5, atol=1e-5)
+  assert bool(winograd_calls) == selects
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 16 * 4 * 4 * 3, 16 * 4 * 4 * 20])
+def test_conv2d_winograd_chunks(winograd_calls, chunk_bytes):
+  # Chunks of one tile row, of a few whole rows (last one short), of several whole images.
+  winograd_calls.force(chunk_bytes)
+  x, w = rand(5, 9, 8, 4).astype(np.float32), rand(3, 3, 4, 3).astype(np.float32)
+  y = tf.nn.conv2d(x, w, 1, "SAME")
+  np.testing.assert_allclose(y.numpy(), naive_conv2d(x, w, (1, 1), "SAME"), rtol=1e-5,
+                             atol=1e-5)
+  assert winograd_calls
+
+
+def test_conv2d_winograd_default_rule_and_float32_accuracy(winograd_calls):
+  # Wide enough channels and work select Winograd by default; its float32 error stays at
+  # the level of a float32 dot product (checked against float64).
+  rng = np.random.RandomState(0)
+  x = rng.standard_normal((2, 24, 23, 64)).astype(np.float32)
+  w = rng.standard_normal((3, 3, 64, 64)).astype(np.float32)
+  y = tf.nn.conv2d(x, w, 1, "VALID").numpy()
+  assert winograd_calls
+  want = naive_conv2d(x.astype(np.float64), w.astype(np.float64))
+  np.testing.assert_allclose(y, want, rtol=0, atol=1e-5 * np.abs(want).max())
+  # Narrow channels (transforms dominate) and int32 never select it.
+  del winograd_calls[:]
+  tf.nn.conv2d(rand(8, 28, 28, 16).astype(np.float32), rand(3, 3, 16, 8).astype(np.float32),
+               1, "SAME")
+  tf.nn.conv2d(np.ones((1, 40, 40, 64), np.int32), np.ones((3, 3, 64, 64), np.int32), 1,
+               "SAME")
+  assert not winograd_calls
+
+
+@pytest.mark.parametrize("xs,padding", [((1, 5, 6, 2), "SAME"), ((2, 6, 5, 2), "VALID"),
+                                        ((1, 5, 5, 2), [[0, 0], [0, 2], [1, 0], [0, 0]])])
+def test_conv2d_winograd_grads_second_order(winograd_calls, xs, padding):
+  # The forward conv and the stride-1 input gradient (a conv of the padded gradient with
+  # the flipped filter) both run through Winograd.
+  winograd_calls.force()
+  check_grads(lambda x, w: tf.nn.conv2d(x, w, 1, padding), [rand(*xs), rand(3, 3, 2, 3)],
+              order=2)
+  assert len(winograd_calls) >= 2
+
+
+@pytest.mark.parametrize("xs,ws,padding,dil", [
+    ((1, 5, 6, 2), (3, 2, 2, 3), [[0, 0], [3, 0], [0, 2], [0, 0]], 1),  # pad beyond reach
+    ((1, 6, 6, 2), (2, 3, 2, 2), [[0, 0], [1, 0], [2, 2], [0, 0]], 1),
+    ((1, 7, 6, 3), (3, 2, 3, 2), "SAME", [2, 1]),
+    ((2, 5, 4, 1), (3, 3, 1, 2), "VALID", 1),
+])
+def test_conv2d_stride1_input_gradient(xs, ws, padding, dil):
+  # Stride-1 input gradients are computed as a conv of the padded gradient (pads within
+  # the filter's reach) or by col2im (pads beyond it): both against the transposed naive
+  # conv (the input gradient of sum(conv(x, w) * dy)).
+  x, w = rand(*xs), rand(*ws)
+  y = naive_conv2d(x, w, (1, 1), padding, _pair(dil))
+  dy = np.random.RandomState(5).standard_normal(y.shape)
+  gx = tape_grads(lambda x_: tf.reduce_sum(tf.nn.conv2d(x_, w, 1, padding, dilations=dil) * dy),
+                  [x])[0]
+  eps, want = 1e-6, np.zeros_like(x)
+  for i in np.ndindex(x.shape):
+    e = np.zeros_like(x)
+    e[i] = eps
+    want[i] = np.sum((naive_conv2d(x + e, w, (1, 1), padding, _pair(dil)) - y) * dy) / eps
+  np.testing.assert_allclose(gx, want, rtol=1e-5, atol=1e-5)
+  check_grads(lambda a, b: tf.nn.conv2d(a, b, 1, padding, dilations=dil), [x, w], order=2)
+
+
 def naive_depthwise(x, w, strides, padding):
   kh, kw, c, m = w.shape
   outs = [naive_conv2d(x[..., i:i + 1], w[:, :, i:i + 1, :], strides, padding) for i in range(c)]
@@ -254,6 +375,29 @@ def test_max_pool_ties_route_to_the_first_maximum():
   # Overlapping windows each send their gradient to their own first maximum.
   g = tape_grads(lambda a: tf.nn.max_pool2d(a, [1, 2], 1, "VALID"), [np.array([[1.0, 3.0, 3.0, 0.0]]).reshape(1, 1, 4, 1)])[0]
   np.testing.assert_array_equal(g.ravel(), [0, 2, 1, 0])
+
+
+@pytest.mark.parametrize("xs,k,s", [((2, 4, 4, 3), 2, 2), ((1, 5, 7, 2), 2, 2),
+                                    ((1, 7, 8, 2), [2, 3], 3), ((2, 6, 6, 1), 3, 3)])
+def test_max_pool_grad_disjoint_windows(xs, k, s):
+  # Windows that neither overlap nor reach padding write their gradient without a padded
+  # buffer; uncovered rows/columns (VALID leftovers, stride > ksize) get zeros, ties go
+  # to the first maximum in row-major window order.
+  x = np.floor(rand(*xs) * 2) / 2  # many ties
+  kk, ss = _pair(k), _pair(s)
+  y = naive_pool(x, kk, ss, "VALID", "max")
+  dy = np.random.RandomState(1).standard_normal(y.shape)
+  want = np.zeros_like(x)
+  for b, i, j, c in np.ndindex(y.shape):
+    win = x[b, i * ss[0]:i * ss[0] + kk[0], j * ss[1]:j * ss[1] + kk[1], c]
+    a, e = np.unravel_index(np.argmax(win), win.shape)  # argmax: the first maximum
+    want[b, i * ss[0] + a, j * ss[1] + e, c] += dy[b, i, j, c]
+  for dtype in (np.float32, np.float64):
+    g = tape_grads(lambda a: tf.reduce_sum(tf.nn.max_pool2d(a, k, s, "VALID") * dy),
+                   [x.astype(dtype)])[0]
+    np.testing.assert_allclose(g, want, rtol=1e-6)
+  distinct = np.random.RandomState(3).permutation(np.prod(xs)).reshape(xs) / 7.0
+  check_grads(lambda a: tf.nn.max_pool2d(a, k, s, "VALID"), [distinct], order=2)
 
 
 def test_max_pool_integer_and_nchw():
