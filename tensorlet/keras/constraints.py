@@ -1,5 +1,6 @@
 """tf.keras.constraints: projections applied to a variable after each update."""
 from tensorlet.keras import backend
+from tensorlet.keras.utils.serialization import deserialize_object, get_object, serialize_object
 from tensorlet.ops import math_ops as _m
 
 __all__ = ["Constraint", "MaxNorm", "NonNeg", "UnitNorm", "MinMaxNorm", "max_norm", "non_neg",
@@ -76,33 +77,15 @@ _BY_NAME = {"max_norm": MaxNorm, "non_neg": NonNeg, "unit_norm": UnitNorm,
             "nonneg": NonNeg, "unitnorm": UnitNorm}
 
 
-def _by_name(name):
-  cls = _BY_NAME.get(name)
-  if cls is None:
-    raise ValueError(f"Unknown constraint: '{name}'")
-  return cls
-
-
 def get(identifier):
   """A constraint from a name ('max_norm'), a config dict, or a callable."""
-  if identifier is None:
-    return None
-  if isinstance(identifier, str):
-    return _by_name(identifier)()
-  if isinstance(identifier, dict):
-    return deserialize(identifier)
-  if callable(identifier):
-    return identifier
-  raise ValueError(f"Could not interpret constraint function identifier: {identifier!r}")
+  return get_object(identifier, deserialize, "constraint function")
 
 
 def serialize(constraint):
-  return {"class_name": type(constraint).__name__, "config": constraint.get_config()}
+  return serialize_object(constraint)
 
 
-def deserialize(config):
-  """A constraint from `serialize`'s dict (extra keys such as 'module' are ignored) or
-  from a name."""
-  if isinstance(config, str):
-    return _by_name(config)()
-  return _by_name(config["class_name"]).from_config(config.get("config", {}))
+def deserialize(config, custom_objects=None):
+  """A constraint from `serialize`'s dict or from a name."""
+  return deserialize_object(config, custom_objects, _BY_NAME, {}, "constraint")

@@ -12,6 +12,7 @@ import math
 
 from tensorlet import dtypes as _dt
 from tensorlet.keras import backend
+from tensorlet.keras.utils.serialization import deserialize_object, get_object, serialize_object
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import linalg_decomp_ops as _ld
 from tensorlet.ops import linalg_ops as _la
@@ -242,38 +243,18 @@ _ALIASES = {"zeros": Zeros, "zero": Zeros, "ones": Ones, "one": Ones, "constant"
             "lecun_uniform": LecunUniform, "lecun_normal": LecunNormal,
             "identity": Identity, "orthogonal": Orthogonal,
             "variance_scaling": VarianceScaling}
-_CLASSES = {c.__name__: c for c in set(_ALIASES.values())}
-
-
-def _by_name(name):
-  cls = _ALIASES.get(name) or _CLASSES.get(name)
-  if cls is None:
-    raise ValueError(f"Unknown initializer: '{name}'. Expected one of {sorted(_ALIASES)}.")
-  return cls
+_BY_NAME = dict(_ALIASES, **{c.__name__: c for c in set(_ALIASES.values())})
 
 
 def get(identifier):
   """An initializer from a name ('glorot_uniform'), a config dict, a class or a callable."""
-  if identifier is None:
-    return None
-  if isinstance(identifier, str):
-    return _by_name(identifier)()
-  if isinstance(identifier, dict):
-    return deserialize(identifier)
-  if isinstance(identifier, type):
-    return identifier()  # as Keras: a class is instantiated with its defaults
-  if callable(identifier):
-    return identifier
-  raise ValueError(f"Could not interpret initializer identifier: {identifier!r}")
+  return get_object(identifier, deserialize, "initializer", classes_are_instantiated=True)
 
 
 def serialize(initializer):
-  return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
+  return serialize_object(initializer)
 
 
-def deserialize(config):
-  """An initializer from `serialize`'s dict (extra Keras keys such as 'module' are
-  ignored) or from a name."""
-  if isinstance(config, str):
-    return _by_name(config)()
-  return _by_name(config["class_name"]).from_config(config.get("config", {}))
+def deserialize(config, custom_objects=None):
+  """An initializer from `serialize`'s dict or from a name."""
+  return deserialize_object(config, custom_objects, _BY_NAME, {}, "initializer")

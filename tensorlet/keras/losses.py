@@ -8,6 +8,7 @@ dimension to match, as Keras does) and reduces them: 'auto' and
 """
 from tensorlet import dtypes as _dt
 from tensorlet.keras import backend
+from tensorlet.keras.utils.serialization import deserialize_object, get_object
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import clip_ops
 from tensorlet.ops import math_ops as _m
@@ -301,28 +302,6 @@ def serialize(loss):
   return getattr(loss, "__name__", loss)
 
 
-def deserialize_object(config, custom_objects, classes, functions, what):
-  """A class instance from a name or a `serialize` dict, or a function from its name;
-  shared by losses, metrics and optimizers (`what` names the kind in errors)."""
-  custom = custom_objects or {}
-  if isinstance(config, dict):
-    name = config.get("class_name")
-    cls = custom.get(name) or classes.get(name)
-    if cls is None:
-      raise _unknown(what, name)
-    return cls.from_config(config.get("config", {}))
-  found = custom.get(config) or functions.get(config) or classes.get(config)
-  if found is None:
-    raise _unknown(what, config)
-  return found() if isinstance(found, type) else found
-
-
-def _unknown(what, name):
-  return ValueError(f"Unknown {what}: '{name}'. Please ensure you are using a "
-                    f"`keras.utils.custom_object_scope` and that this object is included in "
-                    f"the scope.")
-
-
 def deserialize(name, custom_objects=None):
   """A loss function from its name, or a Loss from a `serialize` dict."""
   return deserialize_object(name, custom_objects, _CLASSES, _FUNCTIONS, "loss function")
@@ -331,10 +310,4 @@ def deserialize(name, custom_objects=None):
 def get(identifier):
   """A loss from None, a name ('mse', 'categorical_crossentropy', ...), a config
   dict or a callable (returned as is)."""
-  if identifier is None:
-    return None
-  if isinstance(identifier, (str, dict)):
-    return deserialize(identifier)
-  if callable(identifier):
-    return identifier
-  raise ValueError(f"Could not interpret loss function identifier: {identifier}")
+  return get_object(identifier, deserialize, "loss function")

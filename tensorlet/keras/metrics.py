@@ -6,6 +6,7 @@ A Metric is a tf.Module whose state lives in non-trainable variables, so
 """
 from tensorlet import dtypes as _dt
 from tensorlet.keras import losses as _losses
+from tensorlet.keras.utils.serialization import deserialize_object
 from tensorlet.keras.losses import squeeze_or_expand_dimensions
 from tensorlet.module import Module, _camel_to_snake
 from tensorlet.ops import array_ops as _a
@@ -268,8 +269,7 @@ def serialize(metric):
 
 def deserialize(config, custom_objects=None):
   """A metric function from its name, or a Metric from a name or `serialize` dict."""
-  return _losses.deserialize_object(config, custom_objects, _CLASSES, _FUNCTIONS,
-                                    "metric function")
+  return deserialize_object(config, custom_objects, _CLASSES, _FUNCTIONS, "metric function")
 
 
 def get(identifier):

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from tensorlet.keras import backend
+from tensorlet.keras.utils.serialization import deserialize_object, get_object, serialize_object
 from tensorlet.ops import math_ops as _m
 from tensorlet.tensor import constant
 
@@ -122,33 +123,13 @@ _BY_NAME = {"l1": L1, "l2": L2, "l1_l2": l1_l2, "L1": L1, "L2": L2, "L1L2": L1L2
 
 
 def get(identifier):
-  if identifier is None:
-    return None
-  if isinstance(identifier, str):
-    return _by_name(identifier)()
-  if isinstance(identifier, dict):
-    return deserialize(identifier)
-  if callable(identifier):
-    return identifier
-  raise ValueError(f"Could not interpret regularizer identifier: {identifier!r}")
+  return get_object(identifier, deserialize, "regularizer")
 
 
 def serialize(regularizer):
-  return {"class_name": type(regularizer).__name__, "config": regularizer.get_config()}
+  return serialize_object(regularizer)
 
 
-def _by_name(name):
-  cls = _BY_NAME.get(name)
-  if cls is None:
-    raise ValueError(f"Unknown regularizer: '{name}'")
-  return cls
-
-
-def deserialize(config):
-  """A regularizer from `serialize`'s dict (extra keys such as 'module' are ignored) or
-  from a name."""
-  if isinstance(config, str):
-    return _by_name(config)()
-  cls = _by_name(config["class_name"])
-  cfg = config.get("config", {})
-  return cls.from_config(cfg) if isinstance(cls, type) else cls(**cfg)
+def deserialize(config, custom_objects=None):
+  """A regularizer from `serialize`'s dict or from a name."""
+  return deserialize_object(config, custom_objects, _BY_NAME, {}, "regularizer")

@@ -21,7 +21,7 @@ def serialize(optimizer):
 
 def deserialize(config, custom_objects=None):
   """The optimizer described by a `serialize` dict or named by a string."""
-  from tensorlet.keras.losses import deserialize_object
+  from tensorlet.keras.utils.serialization import deserialize_object
   if isinstance(config, str):
     config = {"class_name": _CANONICAL.get(config.lower(), config), "config": {}}
   return deserialize_object(config, custom_objects, _CLASSES, {}, "optimizer")
