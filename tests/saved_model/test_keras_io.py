@@ -73,3 +73,64 @@ def test_model_save_and_keras_load_model(tmp_path):
   with pytest.raises(ValueError, match="SavedModel directories only"):
     m.save(str(tmp_path / "model.h5"))
   assert tf.keras.models.Sequential is tf.keras.Sequential
+
+
+class SequentialModel(tf.keras.Model):
+  """Seed 000's 100-layer model, verbatim."""
+
+  def __init__(self, **kwargs):
+    super(SequentialModel, self).__init__(**kwargs)
+    self.flatten = tf.keras.layers.Flatten(input_shape=(28, 28))
+    # Add a lot of small layers
+    num_layers = 100
+    self.my_layers = [tf.keras.layers.Dense(64, activation="relu")
+                      for n in range(num_layers)]
+    self.dropout = tf.keras.layers.Dropout(0.2)
+    self.dense_2 = tf.keras.layers.Dense(10)
+
+  def call(self, x):
+    x = self.flatten(x)
+    for layer in self.my_layers:
+      x = layer(x)
+    x = self.dropout(x)
+    x = self.dense_2(x)
+    return x
+
+
+_CHILD = r"""
+import sys
+import numpy as np
+import tensorlet as tf
+base = sys.argv[1]
+data = np.load(base + "/data.npz", allow_pickle=False)
+for name in ("seed000", "convnet"):
+  m = tf.keras.models.load_model(f"{base}/{name}")
+  np.testing.assert_allclose(m.predict(data["x_" + name]), data["y_" + name], rtol=1e-5,
+                             atol=1e-6)
+assert not any("test_keras_io" in k for k in sys.modules)  # the classes never load here
+print("child ok")
+"""
+
+
+def test_seed_keras_models_load_in_a_fresh_process(tmp_path):
+  import os
+  import subprocess
+  import sys
+  tf.random.set_seed(0)
+  rng = np.random.default_rng(0)
+  x = {"seed000": rng.random([20, 28, 28], dtype=np.float32),
+       "convnet": rng.normal(size=[5, 10, 10, 1]).astype(np.float32)}
+  models = {"seed000": SequentialModel(), "convnet": _convnet()}
+  data = {}
+  for name, m in models.items():
+    data["x_" + name] = x[name]
+    data["y_" + name] = m(x[name], training=False).numpy()
+    keras_io.save_model(m, str(tmp_path / name),
+                        input_signature=[tf.TensorSpec([None] + list(x[name].shape[1:]))])
+  np.savez(tmp_path / "data.npz", **data)
+  root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+  env = dict(os.environ, PYTHONPATH=root)
+  r = subprocess.run([sys.executable, "-c", _CHILD, str(tmp_path)], cwd=str(tmp_path), env=env,
+                     capture_output=True, text=True, timeout=120)
+  assert r.returncode == 0, r.stderr[-3000:]
+  assert "child ok" in r.stdout
