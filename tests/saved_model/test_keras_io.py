@@ -75,26 +75,7 @@ def test_model_save_and_keras_load_model(tmp_path):
   assert tf.keras.models.Sequential is tf.keras.Sequential
 
 
-class SequentialModel(tf.keras.Model):
-  """Seed 000's 100-layer model, verbatim."""
-
-  def __init__(self, **kwargs):
-    super(SequentialModel, self).__init__(**kwargs)
-    self.flatten = tf.keras.layers.Flatten(input_shape=(28, 28))
-    # Add a lot of small layers
-    num_layers = 100
-    self.my_layers = [tf.keras.layers.Dense(64, activation="relu")
-                      for n in range(num_layers)]
-    self.dropout = tf.keras.layers.Dropout(0.2)
-    self.dense_2 = tf.keras.layers.Dense(10)
-
-  def call(self, x):
-    x = self.flatten(x)
-    for layer in self.my_layers:
-      x = layer(x)
-    x = self.dropout(x)
-    x = self.dense_2(x)
-    return x
+from test_seed000_keras import ManyLayers as SequentialModel  # noqa: E402 - seed 000's model
 
 
 _CHILD = r"""
