@@ -201,6 +201,13 @@ _WINOGRAD_G = np.array([[1, 0, 0], [.5, .5, .5], [.5, -.5, .5], [0, 0, 1]])
 # for W5 (C = O = 100, 7e9 multiply-adds), 1.1x at [32, 8, 8, 32] x 64 (ratio 21, 4e7),
 # slower at [8, 28, 28, 16] x 32 (ratio 11) and even at [32, 4, 4, 32] x 64 (1e7).
 _WINOGRAD_MIN_MACS = 2e7
+# NOTE: F(4x4, 3x3) (6x6 tiles, 36 gemms, 1.78x fewer multiplies) was tried and rejected on
+# accuracy. Max |error| vs float64 over max |output|, as a multiple of im2col float32's
+# (uniform W5-like x in [0, 1), w in +-0.05 / standard normal x and w, C = O = 100): Lavin
+# and Gray's points 0, +-1, +-2: 9.0x / 17.7x; 0, +-1, +-1/2: 7.8x / 15.3x; the best of 91
+# pairs tried, 0, +-1, 2, -1/2: 2.8-3.0x / 4.4-4.9x, over the 4x bar on normal data. The error
+# is float32 rounding of the transformed V and U (float64 gemms do not remove it), which the
+# output transform's cancellation amplifies. F(2x2): 0.6-0.8x.
 _WINOGRAD_MIN_RATIO = 20
 
 
@@ -231,7 +238,8 @@ def _winograd(xp, f, oh, ow):
   hp, wp = 2 * th + 2, 2 * tw + 2
   if xp.shape[1] < hp or xp.shape[2] < wp:  # odd output size: one more (ignored) zero row
     xp = _pad(xp[:, :hp, :wp], (0, max(hp - xp.shape[1], 0)), (0, max(wp - xp.shape[2], 0)))
-  u = _winograd_filter(f).reshape(16, c, o)
+  u = _winograd_filter(f)  # [4, 4, C, O]; split by the column stage's layout (b = 0, 3 | 1, 2)
+  us = np.ascontiguousarray(u[:, 0::3]), np.ascontiguousarray(u[:, 1:3])
   y = np.empty((n, 2 * th, 2 * tw, o), dt)
   tiles = max(1, _WINOGRAD_CHUNK_BYTES // (16 * c * dt.itemsize))
   if th * tw <= tiles:  # whole images per chunk
@@ -239,36 +247,40 @@ def _winograd(xp, f, oh, ow):
   else:
     nb, rb = 1, max(1, min(th, tiles // tw))
   bufs = [np.empty(k * nb * rb * m, dt)
-          for k, m in ((4, wp * c), (16, tw * c), (16, tw * o), (8, tw * o))]
+          for k, m in ((4, wp * c), (12, wp * c), (16, tw * o), (8, tw * o))]
   for n0 in range(0, n, nb):
     for i0 in range(0, th, rb):
       n1, i1 = min(n, n0 + nb), min(th, i0 + rb)
-      _winograd_chunk(xp[n0:n1, 2 * i0:2 * i1 + 2, :wp], u, y[n0:n1, 2 * i0:2 * i1], bufs)
+      _winograd_chunk(xp[n0:n1, 2 * i0:2 * i1 + 2, :wp], us, y[n0:n1, 2 * i0:2 * i1], bufs)
   return y if (2 * th, 2 * tw) == (oh, ow) else np.ascontiguousarray(y[:, :oh, :ow])
 
 
-def _winograd_chunk(xp, u, y, bufs):
+def _winograd_chunk(xp, us, y, bufs):
   """Writes y [N, 2 TH, 2 TW, O] (a view) from the tiles of xp [N, 2 TH + 2, 2 TW + 2, C]."""
   n, hp, wp, c = xp.shape
-  th, tw, o = (hp - 2) // 2, (wp - 2) // 2, u.shape[2]
+  th, tw, o = (hp - 2) // 2, (wp - 2) // 2, us[0].shape[3]
   k = n * th * tw
-  # B^T d B, rows then columns, each as 3 ufunc calls over all 4 tile offsets at once:
-  # B^T = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]].
+  # B^T d B, rows then columns: B^T = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]].
+  # Rows as 3 ufunc calls over all 4 tile offsets at once.
   s0, s1, s2, s3 = xp.strides
   d = as_strided(xp, (4, n, th, wp, c), (s1, s0, 2 * s1, s2, s3))  # d[a]: rows 2i + a
   t = bufs[0][:4 * n * th * wp * c].reshape(4, n, th, wp, c)
   np.subtract(d[0:2], d[2:4], out=t[0::3])
   np.add(d[1], d[2], out=t[1])
   np.subtract(d[2], d[1], out=t[2])
-  q0, q1, q2, q3, q4 = t.strides
-  e = as_strided(t, (4, 4, n, th, tw, c), (q3, q0, q1, q2, 2 * q3, q4))  # e[b, a]
-  v = bufs[1][:16 * k * c].reshape(4, 4, n, th, tw, c)
-  vt = v.transpose(1, 0, 2, 3, 4, 5)
-  np.subtract(e[0:2], e[2:4], out=vt[0::3])
-  np.add(e[1], e[2], out=vt[1])
-  np.subtract(e[2], e[1], out=vt[2])
-  m = bufs[2][:16 * k * o].reshape(16, k, o)
-  np.matmul(v.reshape(16, k, c), u, out=m)
+  # NOTE: columns as whole-row ops on column-shifted views (runs of 2 TW * C values, not C:
+  # 6.3 -> 2.8 ms on W5): P = t[:, j] - t[:, j + 2] holds B^T row 0 at even j = 2 j' and row
+  # 3 at odd j; Q = t[j + 1] + t[j + 2] and R = t[j + 2] - t[j + 1] rows 1 and 2 at even j
+  # (their odd columns are wasted work). The gemms read these as [tiles, C] matrices with
+  # row stride 2 C, so V is never compacted.
+  z = bufs[1][:24 * k * c].reshape(3, 4, n, th, 2 * tw, c)
+  np.subtract(t[..., :-2, :], t[..., 2:, :], out=z[0])
+  np.add(t[..., 1:-1, :], t[..., 2:, :], out=z[1])
+  np.subtract(t[..., 2:, :], t[..., 1:-1, :], out=z[2])
+  z0, z1, _, _, _, it = z.strides
+  m = bufs[2][:16 * k * o].reshape(4, 4, k, o)
+  np.matmul(as_strided(z, (4, 2, k, c), (z1, c * it, 2 * c * it, it)), us[0], out=m[:, 0::3])
+  np.matmul(as_strided(z[1], (4, 2, k, c), (z1, z0, 2 * c * it, it)), us[1], out=m[:, 1:3])
   m = m.reshape(4, 4, n, th, tw, o)
   # A^T m A with A^T = [[1, 1, 1, 0], [0, 1, -1, -1]], rows then columns.
   r = bufs[3][:8 * k * o].reshape(2, 4, n, th, tw, o)

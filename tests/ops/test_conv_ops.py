@@ -228,6 +228,21 @@ def test_conv2d_winograd_chunks(winograd_calls, chunk_bytes):
   assert winograd_calls
 
 
+@pytest.mark.parametrize("chunk_bytes", [1, 16 * 5 * 8 * 2, 1 << 19])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_conv2d_winograd_column_stage_layout(winograd_calls, chunk_bytes, dtype):
+  # The gemms read the input transform's columns as strided [tiles, C] views (row stride
+  # 2 C, b = 0, 3 and 1, 2 from different buffers): C != O, odd widths, chunks of one
+  # tile row, several rows, whole images.
+  winograd_calls.force(chunk_bytes)
+  x, w = rand(3, 8, 11, 5).astype(dtype), rand(3, 3, 5, 7).astype(dtype)
+  for padding in ("VALID", "SAME"):
+    y = tf.nn.conv2d(x, w, 1, padding)
+    want = naive_conv2d(x.astype(np.float64), w.astype(np.float64), (1, 1), padding)
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-5, atol=1e-5)
+  assert len(winograd_calls) == 2
+
+
 def test_conv2d_winograd_default_rule_and_float32_accuracy(winograd_calls):
   # Wide enough channels and work select Winograd by default; its float32 error stays at
   # the level of a float32 dot product (checked against float64).
