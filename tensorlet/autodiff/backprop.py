@@ -17,9 +17,17 @@ def is_differentiable_dtype(dtype):
       dtype is _dt.variant
 
 
-def unbroadcast(g, x):
-  """Sums `g` down to `x`'s shape (undoing broadcasting in the forward op)."""
+def unbroadcast(g, x, rec=None):
+  """Sums `g` down to `x`'s shape (undoing broadcasting in the forward op `rec`).
+
+  With static shapes this is decided now. Otherwise a run-time SumToShape is
+  staged, unless `rec`'s op is known to give input-shaped gradients, or is an
+  elementwise broadcast that provably did not broadcast `x` (the common case
+  of a `None` batch dimension: `x + bias`, `x * 0.5`)."""
   from tensorlet.ops import array_ops, math_ops
+  kind = rec.opdef.grad_shape if rec is not None else None
+  if kind == "exact":
+    return g
   gs, xs = g.shape, x.shape
   if gs.is_fully_defined() and xs.is_fully_defined():
     gl, xl = gs.as_list(), xs.as_list()
@@ -32,7 +40,31 @@ def unbroadcast(g, x):
     if g.shape.as_list() != xl:
       g = array_ops.reshape(g, xl)
     return g
+  if kind == "broadcast" and _not_broadcast(x, rec.inputs, gs):
+    return g
   return math_ops.sum_to_shape(g, array_ops.shape(x))
+
+
+def _not_broadcast(x, inputs, gs):
+  """Whether broadcasting `inputs` surely kept `x`'s shape: on every axis `x`'s dim
+  is known and not 1 (so the result's dim is the same), or no other input
+  stretches it (its dim there is absent or 1)."""
+  xs = x.shape
+  if xs.rank is None or gs.rank != xs.rank:
+    return False
+  for i, d in enumerate(xs.as_list()):
+    if d is not None and d != 1:
+      continue
+    from_end = xs.rank - i
+    for y in inputs:
+      if y is x:
+        continue
+      ys = y.shape
+      if ys.rank is None:
+        return False
+      if from_end <= ys.rank and ys.as_list()[ys.rank - from_end] != 1:
+        return False
+  return True
 
 
 def _sum(grads):
@@ -116,6 +148,6 @@ def backprop(records, seeds, source_ids):
       if g is None or id(x) not in reach or not is_differentiable_dtype(x.dtype):
         continue
       if x.dtype is not _dt.resource and x.dtype is not _dt.variant:
-        g = unbroadcast(g, x)
+        g = unbroadcast(g, x, rec)
       acc.setdefault(id(x), []).append(g)
   return {sid: _sum(acc[sid]) for sid in source_ids if sid in acc}

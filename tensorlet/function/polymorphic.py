@@ -162,24 +162,35 @@ class Function:
     cf = self._cache.get(key)
     return cf if cf is not None else self._lookup_or_trace(key, bound)
 
+  def _param_specs(self):
+    """The input_signature per parameter: specs past the named parameters belong
+    to `*args` (as one tuple), as TF binds them."""
+    sig = list(self._input_signature)
+    var = next((i for i, p in enumerate(self._param_list)
+                if p.kind is inspect.Parameter.VAR_POSITIONAL), None)
+    if var is None or var >= len(sig):
+      return sig
+    return sig[:var] + [tuple(sig[var:])]
+
   def _signature_concrete(self, bound):
+    specs = self._param_specs()
     sig_keys = tuple(trace_type.key_of(s) if not isinstance(s, (list, tuple)) else
                      trace_type.key_of(type(s)(TensorSpec(x.shape, x.dtype) for x in s))
-                     for s in self._input_signature)
-    n = len(self._input_signature)
+                     for s in specs)
+    n = len(specs)
     if bound is not None:
       extra = bound[n:]
       if any(v is not p.default and not (p.kind in _VAR and not v)
              for (_, _, v), p in zip(extra, self._param_list[n:])):
         raise TypeError(f"{self._name}() got more arguments than its input_signature "
-                        f"describes ({n})")
+                        f"describes ({len(self._input_signature)})")
       bound = bound[:n]
-      for (name, _, v), spec in zip(bound, self._input_signature):
+      for (name, _, v), spec in zip(bound, specs):
         _check_against_spec(self._name, name, v, spec)
     cf = self._cache.get(sig_keys)
     if cf is None:
       params = [(p.name, p.kind.name, None) for p in self._param_list[:n]]
-      fake = [(nm, kd, s) for (nm, kd, _), s in zip(params, self._input_signature)]
+      fake = [(nm, kd, s) for (nm, kd, _), s in zip(params, specs)]
       cf = self._trace(sig_keys, fake)
       self._cache[sig_keys] = cf
     return cf, bound

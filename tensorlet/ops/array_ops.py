@@ -166,7 +166,7 @@ def _reshape_shape(inputs, attrs):
   return [(target, x.dtype)]
 
 
-@op("Reshape", type_inputs=(0,), dtypes=ALL, shape=_reshape_shape)
+@op("Reshape", type_inputs=(0,), dtypes=ALL, shape=_reshape_shape, grad_shape="exact")
 def Reshape(x, shape):
   return np.reshape(x, shape)
 
@@ -1169,7 +1169,8 @@ def _select_shape(inputs, attrs):
   return [(s, x.dtype)]
 
 
-@op("SelectV2", type_inputs=(1, 2), dtypes=ALL, shape=_select_shape)
+@op("SelectV2", type_inputs=(1, 2), dtypes=ALL, shape=_select_shape,
+    grad_shape="broadcast")
 def SelectV2(condition, x, y):
   return np.where(condition, x, y)
 

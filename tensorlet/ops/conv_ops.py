@@ -305,7 +305,7 @@ def _conv_padded(xp, f, oh, ow, g):
   return (_cols(xp, oh, ow, g) @ f.reshape(-1, oc)).reshape(n, oh, ow, oc)
 
 
-@op("Conv2D", dtypes=_CONV_T, fresh=True,
+@op("Conv2D", dtypes=_CONV_T, fresh=True, grad_shape="exact",
     shape=lambda i, a: [(_conv_check(i[0].shape, i[1].shape, a)[1], i[0].dtype)])
 def Conv2D(input, filter, **attrs):  # noqa: A002
   g = _conv_check(input.shape, filter.shape, attrs, "Conv2D")[0]
@@ -586,7 +586,7 @@ def _lowest(dtype):
 
 # Pool attributes: ksize and strides (4 ints, NHWC), padding ("SAME" or "VALID").
 
-@op("MaxPool", dtypes=REAL, shape=_pool_shape, fresh=True)
+@op("MaxPool", dtypes=REAL, shape=_pool_shape, fresh=True, grad_shape="exact")
 def MaxPool(input, **attrs):  # noqa: A002
   g = _pool_check(input.shape, attrs, "MaxPool")[0]
   taps = g.taps()

@@ -447,7 +447,7 @@ def _np_reduce(fn):
   return k
 
 
-Sum = op("Sum", dtypes=NUMERIC, shape=_reduce_shape)(_np_reduce(np.sum))
+Sum = op("Sum", dtypes=NUMERIC, shape=_reduce_shape, grad_shape="exact")(_np_reduce(np.sum))
 Prod = op("Prod", dtypes=NUMERIC, shape=_reduce_shape)(_np_reduce(np.prod))
 Max = op("Max", dtypes=REAL, shape=_reduce_shape)(_np_reduce(np.max))
 Min = op("Min", dtypes=REAL, shape=_reduce_shape)(_np_reduce(np.min))
@@ -455,7 +455,7 @@ Any = op("Any", dtypes=BOOL, shape=_reduce_shape, differentiable=False)(_np_redu
 All = op("All", dtypes=BOOL, shape=_reduce_shape, differentiable=False)(_np_reduce(np.all))
 
 
-@op("Mean", dtypes=NUMERIC, shape=_reduce_shape)
+@op("Mean", dtypes=NUMERIC, shape=_reduce_shape, grad_shape="exact")
 def Mean(x, *, axis=None, keepdims=False):
   if x.dtype.kind in "iu":
     n = x.size if axis is None else int(np.prod([x.shape[a] for a in axis]))
@@ -684,7 +684,8 @@ def _matmul_expr(attrs):
 
 
 MatMul = op("MatMul", dtypes=NUMERIC - {_dt.int8, _dt.uint8, _dt.int16, _dt.uint16},
-            shape=_matmul_shape, expr=_matmul_expr, fresh=True)(_matmul_kernel)
+            shape=_matmul_shape, expr=_matmul_expr, fresh=True,
+            grad_shape="exact")(_matmul_kernel)  # 2-D only: BatchMatMulV2 broadcasts
 BatchMatMulV2 = op("BatchMatMulV2", dtypes=NUMERIC - {_dt.int8, _dt.uint8},
                    shape=_matmul_shape)(_matmul_kernel)
 
@@ -734,7 +735,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 
 # ------------------------------------------------------------------ cast
 
-@op("Cast", type_inputs=(), shape=lambda i, a: [(i[0].shape, a["DstT"])])
+@op("Cast", type_inputs=(), shape=lambda i, a: [(i[0].shape, a["DstT"])], grad_shape="exact")
 def Cast(x, *, DstT):
   if x.dtype.kind == "O" or DstT is _dt.string:
     raise TypeError(f"Cast string to {DstT.name} is not supported")

@@ -67,7 +67,7 @@ def _(op, dy):
 
 # NOTE: a primitive for speed: one multiply instead of compare + select. The
 # gradient at 0 is 0, as TF's.
-@op("ReluGrad", dtypes=REAL, shape=same_shape, expr="{0} * ({1} > {zero})",
+@op("ReluGrad", dtypes=REAL, shape=same_shape, expr="{0} * ({1} > {zero})", grad_shape="exact",
     inplace="np.multiply({0}, {1} > {zero}, out={out})")
 def ReluGrad(gradients, features):
   return gradients * (features > _zero(features.dtype))
@@ -295,7 +295,7 @@ def _sparse_xent_shape(inputs, attrs):
 
 
 @op("SparseSoftmaxCrossEntropyWithLogits", dtypes=FLOAT, type_inputs=(0,),
-    shape=_sparse_xent_shape, num_outputs=2)
+    shape=_sparse_xent_shape, num_outputs=2, grad_shape="exact")
 def SparseSoftmaxCrossEntropyWithLogits(features, labels):
   n = features.shape[-1]
   f, lab = features.reshape(-1, n), labels.reshape(-1)
@@ -438,7 +438,8 @@ def _bias_shape(inputs, attrs):
 
 
 # NOTE: a primitive so a graph adds the bias in place into a dying matmul result.
-@op("BiasAdd", dtypes=NUMERIC, shape=_bias_shape, expr="{0} + {1}", inplace="add")
+@op("BiasAdd", dtypes=NUMERIC, shape=_bias_shape, expr="{0} + {1}", inplace="add",
+    grad_shape="exact")
 def BiasAdd(value, bias, *, data_format="NHWC"):
   nchw = data_format == "NCHW"
   if bias.ndim != 1 or value.ndim < 2 or value.shape[1 if nchw else -1] != bias.shape[0]:

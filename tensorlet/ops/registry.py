@@ -51,11 +51,11 @@ class OpDef:
 
   __slots__ = ("name", "kernel", "shape_fn", "grad_fn", "dtypes", "mask", "type_inputs",
                "stateful", "num_outputs", "differentiable", "arg_names", "expr", "inplace",
-               "fresh", "__weakref__")
+               "fresh", "grad_shape", "__weakref__")
 
   def __init__(self, name, kernel, *, shape=None, dtypes=None, type_inputs=None,
                stateful=False, num_outputs=1, differentiable=True, expr=None, inplace=None,
-               fresh=False):
+               fresh=False, grad_shape=None):
     self.name = name
     self.kernel = kernel
     self.shape_fn = shape
@@ -89,6 +89,17 @@ class OpDef:
     # overwritten). An op with `inplace` is fresh.
     self.inplace = inplace
     self.fresh = fresh or inplace is not None
+    # What the gradient rule returns for each input, so the reverse pass knows
+    # whether to sum it down to the input's shape when shapes are not static:
+    # "exact" (shaped like the input), "broadcast" (shaped like the output of
+    # an elementwise broadcasting op) or None (unknown: always sum down).
+    if grad_shape is None:
+      if getattr(shape, "__name__", "") == "broadcast_shape":
+        grad_shape = "broadcast"
+      elif getattr(shape, "__name__", "") == "same_shape" and len(self.arg_names) == 1 \
+          and not variadic:
+        grad_shape = "exact"  # a unary elementwise op: dy * f'(x) has x's shape
+    self.grad_shape = grad_shape
 
   def def_grad(self, fn):
     self.grad_fn = fn

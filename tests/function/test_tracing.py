@@ -721,3 +721,19 @@ def test_retrace_warning_is_given_once():
     for n in range(5, 10):
       f(n)
   assert traces(f) == 10
+
+
+def test_input_signature_with_varargs():
+  # TF binds the specs past the named parameters to *args
+  @tf.function(input_signature=[tf.TensorSpec([], tf.float32), tf.TensorSpec([None, 3]),
+                                tf.TensorSpec([3])])
+  def f(scale, *xs):
+    return scale * (xs[0] + xs[1])
+  out = f(2.0, np.ones([2, 3], np.float32), tf.ones([3]))
+  np.testing.assert_array_equal(out.numpy(), np.full([2, 3], 4.0, np.float32))
+  f(1.0, tf.ones([5, 3]), tf.ones([3]))
+  assert f.experimental_get_tracing_count() == 1
+  with pytest.raises(TypeError):
+    f(1.0, tf.ones([5, 4]), tf.ones([3]))
+  with pytest.raises(TypeError):
+    f(1.0, tf.ones([5, 3]))

@@ -284,3 +284,71 @@ def test_complex_from_real_parts_gradient():
       tf.complex(x, y) * tf.constant([2 - 1j, 1j]))), [1.0, 2.0], [3.0, 4.0])
   np.testing.assert_allclose(gx, [2, 0])
   np.testing.assert_allclose(gy, [1, -1])
+
+
+# ------------------------------------------ gradients with None dims in graphs
+
+def _traced_grads(f, specs, args):
+  @tf.function(input_signature=specs)
+  def g(*xs):
+    with tf.GradientTape() as tape:
+      for x in xs:
+        tape.watch(x)
+      y = tf.reduce_sum(f(*xs) ** 2)
+    return tape.gradient(y, list(xs))
+  return [None if t is None else t.numpy() for t in g(*args)], \
+      g.get_concrete_function(*specs).graph
+
+
+def _eager_grads(f, args):
+  xs = [tf.constant(a) for a in args]
+  with tf.GradientTape() as tape:
+    for x in xs:
+      tape.watch(x)
+    y = tf.reduce_sum(f(*xs) ** 2)
+  return [None if t is None else t.numpy() for t in tape.gradient(y, xs)]
+
+
+@pytest.mark.parametrize("f, shapes, specs", [
+    # run-time broadcasting hidden behind None dims: must still be summed down
+    (tf.add, [(1, 3), (5, 3)], [[None, 3], [None, 3]]),
+    (tf.multiply, [(5, 1), (5, 4)], [[None, None], [None, 4]]),
+    (tf.subtract, [(1,), (2, 3)], [[None], [None, None]]),
+    (lambda c, x, y: tf.where(c > 0, x, y), [(4, 1), (1, 3), (4, 3)],
+     [[None, None], [None, None], [None, 3]]),
+    # no broadcasting of the first input, provably (no SumToShape needed for it)
+    (tf.add, [(5, 3), (3,)], [[None, 3], [3]]),
+    (lambda x, y: x * y * x, [(6, 2), (1, 2)], [[None, 2], [1, 2]]),
+])
+def test_broadcast_gradients_with_unknown_dims_match_eager(f, shapes, specs):
+  rng = np.random.RandomState(0)
+  args = [rng.randn(*s).astype(np.float32) for s in shapes]
+  specs = [tf.TensorSpec(s, tf.float32) for s in specs]
+  got, _ = _traced_grads(f, specs, args)
+  for a, b, x in zip(got, _eager_grads(f, args), args):
+    if b is None:  # where's condition
+      assert a is None
+      continue
+    assert a.shape == x.shape
+    np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_no_run_time_sum_where_shapes_provably_match():
+  # x + bias, relu and a matmul over a None batch dim: gradients need no SumToShape
+  w = tf.Variable(np.ones([3, 2], np.float32))
+  b = tf.Variable(np.zeros([3], np.float32))
+
+  def f(x):
+    return tf.matmul(tf.nn.relu(x + b), w) * 0.5
+  rng = np.random.RandomState(1)
+  x = rng.randn(4, 3).astype(np.float32)
+  (gx,), graph = _traced_grads(f, [tf.TensorSpec([None, 3], tf.float32)], [x])
+  np.testing.assert_allclose(gx, _eager_grads(f, [x])[0], rtol=1e-5, atol=1e-6)
+  assert "SumToShape" not in {op.type for op in graph.get_operations()}
+  # the bias is broadcast over the batch: its gradient is a static reduction
+  @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+  def gb(x):
+    with tf.GradientTape() as tape:
+      y = tf.reduce_sum(f(x))
+    return tape.gradient(y, b)
+  np.testing.assert_allclose(gb(x).numpy(), (np.maximum(x, 0) > 0).sum(0) * 1.0, rtol=1e-6)
