@@ -299,20 +299,34 @@ def _sparse_xent_shape(inputs, attrs):
 def SparseSoftmaxCrossEntropyWithLogits(features, labels):
   n = features.shape[-1]
   f, lab = features.reshape(-1, n), labels.reshape(-1)
-  if lab.size and (lab.min() < 0 or lab.max() >= n):
+  k = lab.size
+  # NOTE: one reduction checks both bounds: negative labels wrap to huge unsigned ones
+  unsigned = _UNSIGNED.get(lab.dtype)
+  if k and (lab.view(unsigned) if unsigned is not None else lab).max() >= n:
     bad = lab[(lab < 0) | (lab >= n)][0]
     raise InvalidArgumentError(
         None, None, f"Received a label value of {bad} which is outside the valid range of "
         f"[0, {n}).  Label values: {' '.join(str(v) for v in lab)} "
         f"[Op:SparseSoftmaxCrossEntropyWithLogits]")
-  rows = np.arange(lab.size)
+  # flat positions of the labels' logits: 1-D gathers and scatters are the cheap ones
+  base = _ROW_STARTS.get((k, n))
+  if base is None:
+    if len(_ROW_STARTS) > 64:
+      _ROW_STARTS.clear()
+    base = _ROW_STARTS[(k, n)] = np.arange(0, k * n, n)
+  idx = base + lab
   s = f - f.max(1, keepdims=True)
   e = np.exp(s)
   se = e.sum(1)
-  loss = np.log(se) - s[rows, lab]
+  loss = np.log(se)
+  loss -= s.take(idx)
   e /= se[:, None]
-  e[rows, lab] -= 1
+  e.reshape(-1)[idx] -= 1
   return loss.reshape(labels.shape), e.reshape(features.shape)
+
+
+_UNSIGNED = {np.dtype(np.int32): np.uint32, np.dtype(np.int64): np.uint64}
+_ROW_STARTS = {}
 
 
 @SparseSoftmaxCrossEntropyWithLogits.def_grad
