@@ -40,10 +40,13 @@ def _int64(value, name):
     t = convert_to_tensor(value)
     if t.dtype is not _dt.int64:
       if not t.dtype.is_integer:
-        raise TypeError(f"`{name}` must be an integer, got a {t.dtype.name} tensor")
+        # TF: a failed int64 conversion of a tensor is a ValueError.
+        raise ValueError(f"`{name}` must be an integer, got a {t.dtype.name} tensor")
       from tensorlet.ops.math_ops import cast
       t = cast(t, _dt.int64)
   else:
+    if value is None:
+      raise ValueError(f"`{name}` must be an integer (int64) scalar, got None")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
       raise TypeError(f"`{name}` must be an integer (int64) scalar, got {value!r}")
     t = convert_to_tensor(np.int64(value))
@@ -351,6 +354,8 @@ class DatasetV2:
     return getattr(self, "_options", None) or Options()
 
   def with_options(self, options, name=None):
+    if not isinstance(options, Options):
+      raise TypeError(f"Dataset.with_options expects a tf.data.Options, got {options!r}")
     out = copy.copy(self)
     out._options = options
     return out

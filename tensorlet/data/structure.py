@@ -34,13 +34,15 @@ def normalize(value, what="element"):
     return {k: normalize(v, what) for k, v in value.items()}
   if hasattr(value, "_as_tensor"):
     return value._as_tensor()
+  # TF raises ValueError for None, ragged lists and unconvertible objects here (from
+  # convert_to_tensor); a conversion's TypeError stays a TypeError.
   if value is None:
-    raise TypeError(f"tf.data does not support None as a {what} component")
+    raise ValueError(f"tf.data does not support None as a {what} component")
   try:
     return convert_to_tensor(value)
   except (TypeError, ValueError) as e:
-    raise TypeError(f"Could not convert the {what} component {value!r} to a tensor: "
-                    f"{e}") from None
+    raise type(e)(f"Could not convert the {what} component {value!r} to a tensor: "
+                  f"{e}") from None
 
 
 def flatten(structure):

@@ -684,9 +684,19 @@ def _write_cache(path, items, specs):
       arrays[f"c{k}_data"] = np.concatenate([v.reshape(-1) for v in vals]) if vals else \
           np.zeros(0, s.dtype._np)
   tmp = path + ".tmp"
-  with open(tmp, "wb") as f:
-    np.savez(f, **arrays)
-  os.replace(tmp, path)
+  try:
+    with open(tmp, "wb") as f:
+      np.savez(f, **arrays)
+    os.replace(tmp, path)
+  except FileNotFoundError:
+    from tensorlet.errors import NotFoundError
+    raise NotFoundError(None, None, f"Dataset.cache: cannot write the cache file {path}: "
+                        f"its directory does not exist") from None
+  except OSError as e:
+    from tensorlet.errors import PermissionDeniedError, UnknownError
+    cls = PermissionDeniedError if isinstance(e, PermissionError) else UnknownError
+    raise cls(None, None, f"Dataset.cache: cannot write the cache file {path}: "
+              f"{e.strerror or e}") from None
 
 
 def _read_cache(path, specs):

@@ -182,6 +182,9 @@ class MeanMetricWrapper(Mean):
 def accuracy(y_true, y_pred):
   """1.0 where y_pred equals y_true, else 0.0."""
   y_true, y_pred = convert_to_tensor(y_true), convert_to_tensor(y_pred)
+  # Keras checks the shapes first (a ValueError), rather than broadcasting in Equal.
+  if not y_pred.shape.is_compatible_with(y_true.shape):
+    raise ValueError(f"Shapes {y_pred.shape} and {y_true.shape} are incompatible")
   if y_true.dtype != y_pred.dtype:
     y_pred = _m.cast(y_pred, y_true.dtype)
   return _m.cast(_m.equal(y_true, y_pred), _dt.float32)

@@ -112,10 +112,21 @@ class InputSpec:
 
 
 def _check_input_spec(layer, spec, x):
-  """Raises Keras' ValueError when `x`'s rank or axis sizes do not fit `spec`."""
+  """Raises Keras' ValueError when `x`'s rank or axis sizes do not fit `spec`, and its
+  TypeError when `x` is not a tensor (None, a string, ...)."""
   if type(x) is EagerTensor:
     dims = x._value.shape
   else:
+    if isinstance(x, (list, tuple, dict)):
+      # A single-input layer fed several tensors (a dict from a dataset, say) would
+      # otherwise fail deep in `call` with an AttributeError.
+      # (The built-in layers that have an input spec all take one tensor.)
+      raise ValueError(f"Layer \"{layer.name}\" expects 1 input(s), but it received "
+                       f"{len(nest.flatten(x))} input tensors in a {type(x).__name__}. "
+                       f"Inputs received: {x!r}"[:1000])
+    if not isinstance(x, Tensor) and not hasattr(x, "shape"):
+      raise TypeError(f"Inputs to a layer should be tensors. Got {x!r} (of type "
+                      f"{type(x)}) as input for layer '{layer.name}'."[:1000])
     shape = getattr(x, "shape", None)
     if shape is None or shape.rank is None:
       return
@@ -411,16 +422,27 @@ class Layer(Module):
   def set_weights(self, weights):
     """Assigns a list of NumPy arrays to `weights` (same count and shapes)."""
     params = self.weights
+    if not isinstance(weights, (list, tuple)):
+      raise TypeError(f"`set_weights` on layer \"{self.name}\" expects a list of NumPy "
+                      f"arrays, got {type(weights).__name__}.")
     if len(params) != len(weights):
       raise ValueError(f"You called `set_weights(weights)` on layer \"{self.name}\" with a "
                        f"weight list of length {len(weights)}, but the layer was expecting "
                        f"{len(params)} weights.")
+    # Every shape is checked before anything is assigned: a bad last array must not leave
+    # the first weights overwritten.
+    arrays = []
     for p, w in zip(params, weights):
       w = np.asarray(w)
       if tuple(p.shape.as_list()) != w.shape:
         raise ValueError(f"Layer {self.name} weight shape {tuple(p.shape.as_list())} is not "
                          f"compatible with provided weight shape {w.shape}.")
-      p.assign(w.astype(p.dtype.as_numpy_dtype, copy=False))
+      if w.dtype.kind not in "biuf":
+        raise TypeError(f"Layer {self.name}: `set_weights` got an array of dtype {w.dtype} "
+                        f"for weight '{p.name}'; expected numbers.")
+      arrays.append(w.astype(p.dtype.as_numpy_dtype, copy=False))
+    for p, w in zip(params, arrays):
+      p.assign(w)
 
   # ------------------------------------------------------------------ losses
   @property

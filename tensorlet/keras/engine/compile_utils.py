@@ -95,6 +95,12 @@ class LossesContainer:
     for fn, w, yt, yp, sw in zip(self._losses, self._loss_weights, trues, preds, weights):
       if fn is None:
         continue
+      if yt is None:
+        # Keras 2 skips the loss (training then fails with "No gradients provided" and
+        # evaluate reports 0); naming the missing targets is clearer.
+        raise ValueError(f"The loss {getattr(fn, 'name', fn)!r} needs targets, but `y` is "
+                         f"None: pass `y` to fit/evaluate (or (x, y) elements in a "
+                         f"dataset), or compile without a loss for this output.")
       value = fn(yt, yp, sample_weight=sw)
       per_output.append(value)
       total.append(value * w if w != 1.0 else value)
@@ -204,8 +210,8 @@ class MetricsContainer:
         all(isinstance(s, (list, tuple)) for s in spec):
       return [list(s) for s in spec]
     if not isinstance(spec, (list, tuple)):
-      raise TypeError(f"Type of `metrics` argument not understood. Expected a list or "
-                      f"dictionary, found: {spec}")
+      # One metric not in a list ('mae'), as Keras 2 accepts it.
+      spec = [spec]
     return [list(spec) for _ in names]
 
   def update_state(self, y_true, y_pred, sample_weight=None):

@@ -38,11 +38,24 @@ def _is_dataset(x):
   return isinstance(x, DatasetV2)
 
 
+def _describe(v):
+  if isinstance(v, (list, tuple)):
+    return f"({type(v)} containing values of types {sorted({str(type(e)) for e in v})})"
+  return str(type(v))
+
+
 def _as_array(v):
   """NumPy value of a leaf; float64 arrays become floatx, as Keras' adapter does."""
   if isinstance(v, Tensor):
     v = v.numpy()
-  a = np.asarray(v)
+  try:
+    a = np.asarray(v)
+  except ValueError:  # a ragged nested list
+    a = None
+  if a is None or a.dtype == object:
+    # Keras' message for data no adapter takes: generators, ragged lists, arbitrary
+    # objects (tensorlet also has no generator adapter).
+    raise ValueError(f"Failed to find data adapter that can handle input: {_describe(v)}")
   if a.dtype.kind == "f" and a.dtype != np.dtype(backend.floatx()):
     a = a.astype(backend.floatx())
   return a
@@ -56,12 +69,64 @@ def _arrays(data):
                      f"samples. Make sure all arrays contain the same number of samples.")
   for a in nest.flatten(arrays):
     if a is not None and not a.ndim:
-      raise ValueError("Expected arrays with a batch dimension, got a scalar.")
+      # A scalar, or the numbers of a list of ragged lists taken as separate inputs.
+      # (`data` is the (x, y, sample_weight) tuple.)
+      found = ", ".join(_describe(d) for d in data if d is not None)
+      raise ValueError(f"Failed to find data adapter that can handle input: {found} "
+                       f"(expected arrays with a batch dimension, got a scalar)")
   return arrays, (sizes.pop() if sizes else 0)
+
+
+def check_batch_size(batch_size, what="batch_size"):
+  """None or a positive int; Keras' ValueError for 0 and negatives."""
+  if batch_size is None:
+    return
+  if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
+    raise TypeError(f"`{what}` must be an integer, got {batch_size!r} of type "
+                    f"{type(batch_size).__name__}.")
+  if batch_size <= 0:
+    raise ValueError(f"Expected {what} to be positive. Received is {batch_size}.")
+
+
+def check_steps(steps, what, allow_minus_one=False):
+  """None or a positive int (-1, "run until the data ends", where allowed)."""
+  if steps is None:
+    return
+  if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)):
+    raise TypeError(f"`{what}` must be an integer or None, got {steps!r} of type "
+                    f"{type(steps).__name__}.")
+  if steps <= 0 and not (allow_minus_one and steps == -1):
+    raise ValueError(f"{what} must be positive, None{' or -1' if allow_minus_one else ''}. "
+                     f"Received {steps}.")
+
+
+def check_validation_data(validation_data):
+  """A Dataset or an (x, y) / (x, y, sample_weight) tuple, checked before training starts
+  (an error after the first epoch would leave the weights already changed)."""
+  if validation_data is None or _is_dataset(validation_data):
+    return
+  if not isinstance(validation_data, (list, tuple)) or len(validation_data) not in (2, 3):
+    raise ValueError(f"When passing a `validation_data` argument, it must contain either 2 "
+                     f"items (x_val, y_val), or 3 items (x_val, y_val, val_sample_weights), or "
+                     f"alternatively it could be a dataset. However we received "
+                     f"`validation_data={validation_data!r}`"[:1000])
+  _arrays(tuple(validation_data))
+
+
+def check_validation_split(validation_split):
+  """A number in [0, 1) (Keras only fails on these later, with unrelated messages)."""
+  if validation_split is None:
+    return
+  if isinstance(validation_split, bool) or not isinstance(validation_split,
+                                                          (int, float, np.number)):
+    raise TypeError(f"`validation_split` must be a float, got {validation_split!r}.")
+  if not 0 <= validation_split < 1:
+    raise ValueError(f"`validation_split` must be in [0, 1), got {validation_split}.")
 
 
 def train_validation_split(arrays, validation_split):
   """(train, validation) splits of (x, y, sample_weight): the last fraction validates."""
+  check_validation_split(validation_split)
   if any(_is_dataset(a) for a in arrays):
     raise ValueError("`validation_split` is only supported for Tensors or NumPy arrays, "
                      "found a tf.data.Dataset.")
@@ -90,11 +155,16 @@ class DataHandler:
         raise ValueError("The `batch_size` argument must not be specified when using a "
                          "tf.data.Dataset as input.")
       n = int(self._dataset.cardinality())
-      self.steps = steps if steps is not None else (n if n >= 0 else None)
+      if n == 0:
+        raise ValueError("Expected input data to be non-empty: the dataset has no elements.")
+      self.steps = steps if steps not in (None, -1) else (n if n >= 0 else None)
       return
     if x is None:
       raise ValueError("Expected input data `x`, got None.")
+    check_batch_size(batch_size)
     self._arrays, self._n = _arrays(pack_x_y_sample_weight(x, y, sample_weight))
+    if self._n == 0:
+      raise ValueError("Expected input data to be non-empty: `x` holds 0 samples.")
     self._batch_size = batch_size or 32
     self._shuffle = shuffle
     if shuffle:
@@ -103,7 +173,7 @@ class DataHandler:
       from tensorlet.ops.random_ops import get_seed
       self._seeds, self._epoch = get_seed(None), 0
     batches = math.ceil(self._n / self._batch_size)
-    self.steps = batches if steps is None else min(steps, batches)
+    self.steps = batches if steps in (None, -1) else min(steps, batches)
 
   def _order(self):
     self._epoch += 1

@@ -7,6 +7,8 @@ through a `CallbackList`, which adds History and the progress bar.
 """
 import os
 
+import numpy as np
+
 from tensorlet import _nest as nest
 from tensorlet.autodiff.tape import GradientTape
 from tensorlet.context import ctx
@@ -197,6 +199,19 @@ class Model(Layer):
     if class_weight is not None:
       raise ValueError("`class_weight` is not supported; pass `sample_weight` instead.")
     verbose = 1 if verbose == "auto" else verbose
+    # Arguments are checked before anything runs, so a bad one leaves the model untouched.
+    for value, what in ((epochs, "epochs"), (initial_epoch, "initial_epoch")):
+      if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"`{what}` must be an integer, got {value!r} of type "
+                        f"{type(value).__name__}.")
+    if epochs <= 0:
+      raise ValueError(f"Expected epochs to be positive. Received is {epochs}.")
+    data_adapter.check_batch_size(batch_size)
+    data_adapter.check_batch_size(validation_batch_size, "validation_batch_size")
+    data_adapter.check_steps(steps_per_epoch, "steps_per_epoch", allow_minus_one=True)
+    data_adapter.check_steps(validation_steps, "validation_steps", allow_minus_one=True)
+    data_adapter.check_validation_split(validation_split)
+    data_adapter.check_validation_data(validation_data)
     if validation_split and validation_data is None:
       (x, y, sample_weight), validation_data = data_adapter.train_validation_split(
           (x, y, sample_weight), validation_split)
@@ -241,6 +256,7 @@ class Model(Layer):
     """The loss and metrics over the data: a scalar, a list, or a dict (return_dict)."""
     self._assert_compiled()
     verbose = 1 if verbose == "auto" else verbose
+    data_adapter.check_steps(steps, "steps", allow_minus_one=True)
     data = data_adapter.DataHandler(x, y, sample_weight, batch_size, steps)
     cbs = self._callbacks(callbacks, self, False, verbose, 1, data.steps)
     test_function = self.make_test_function()
@@ -262,6 +278,7 @@ class Model(Layer):
     """The model's outputs for `x`, batch by batch, as NumPy arrays."""
     import numpy as np
     verbose = 1 if verbose == "auto" else verbose
+    data_adapter.check_steps(steps, "steps", allow_minus_one=True)
     data = data_adapter.DataHandler(x, None, None, batch_size, steps)
     cbs = self._callbacks(callbacks, self, False, verbose, 1, data.steps)
     predict_function = self.make_predict_function()

@@ -2,10 +2,11 @@
 from tensorlet.tensor import Tensor
 
 
-def normalize_tuple(value, n, name):
-  """An int or n ints -> a tuple of n ints (Keras' `conv_utils.normalize_tuple`)."""
-  if isinstance(value, int):
-    return (value,) * n
+def normalize_tuple(value, n, name, allow_zero=False):
+  """An int or n ints -> a tuple of n positive ints (Keras' `conv_utils.normalize_tuple`;
+  zeros only where `allow_zero`)."""
+  if isinstance(value, int) and not isinstance(value, bool):
+    value = (value,) * n
   try:
     value = tuple(value)
   except TypeError:
@@ -14,6 +15,11 @@ def normalize_tuple(value, n, name):
   if len(value) != n or not all(isinstance(v, int) for v in value):
     raise ValueError(f"The `{name}` argument must be a tuple of {n} integers. "
                      f"Received: {value}")
+  bad = {v for v in value if v < 0 or (v == 0 and not allow_zero)}
+  if bad:
+    raise ValueError(f"The `{name}` argument must be a tuple of {n} integers. Received: "
+                     f"{value} including {bad} that does not satisfy the requirement "
+                     f"`{'>= 0' if allow_zero else '> 0'}`.")
   return value
 
 

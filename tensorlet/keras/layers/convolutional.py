@@ -39,6 +39,10 @@ class Conv2D(Layer):
     self.padding = _util.normalize_padding(padding)
     self.data_format = _util.normalize_data_format(data_format)
     self.dilation_rate = _util.normalize_tuple(dilation_rate, 2, "dilation_rate")
+    if max(self.strides) > 1 and max(self.dilation_rate) > 1:
+      raise ValueError(f"`strides > 1` not supported in conjunction with `dilation_rate > 1`. "
+                       f"Received: strides={self.strides} and "
+                       f"dilation_rate={self.dilation_rate}")
     self.groups = groups
     set_kernel_bias_options(self, activation, use_bias, kernel_initializer, bias_initializer,
                             kernel_regularizer, bias_regularizer, kernel_constraint,
@@ -56,6 +60,9 @@ class Conv2D(Layer):
       raise ValueError(f"The channel dimension of the inputs should be defined. The input_shape "
                        f"received is {input_shape}, where axis {self._channel_axis()} "
                        f"(0-based) is the channel dimension, which found to be `None`.")
+    # Keras' check: a kernel larger than the image is the user's mistake, named here
+    # rather than as the Conv2D op's negative output size.
+    self.compute_output_shape(input_shape)
     self.input_spec = InputSpec(ndim=4, axes={self._channel_axis(): channels})
     self.kernel = self.add_weight("kernel", shape=self.kernel_size + (channels, self.filters),
                                   initializer=self.kernel_initializer,
@@ -81,6 +88,11 @@ class Conv2D(Layer):
     space = dims[2:] if first else dims[1:3]
     space = [conv_output_length(n, k, self.padding, s, d) for n, k, s, d in
              zip(space, self.kernel_size, self.strides, self.dilation_rate)]
+    if len(dims) == 4 and any(n is not None and n <= 0 for n in space):
+      raise ValueError(f"One of the dimensions in the output is <= 0 due to downsampling in "
+                       f"{self.name}. Consider increasing the input size. Received "
+                       f"input shape {TensorShape(input_shape)} which would produce output "
+                       f"shape with a zero or negative value in a dimension.")
     return TensorShape([dims[0], self.filters] + space if first else
                        [dims[0]] + space + [self.filters])
 

@@ -78,6 +78,10 @@ class Dense(Layer):
     self.built = True
 
   def call(self, inputs):
+    if inputs.dtype != self.kernel.dtype:
+      # As Keras 2's Dense: integer (or complex) inputs are cast to the layer's dtype
+      # rather than failing in MatMul; strings fail in the Cast (UnimplementedError).
+      inputs = _m.cast(inputs, self.kernel.dtype)
     if inputs.ndim == 2:
       out = _m.matmul(inputs, self.kernel)
     else:
