@@ -32,13 +32,22 @@ def _read_json(path, export_dir):
                         f"is not valid JSON (truncated or edited?): {e}") from None
 
 
+class SavedModelNotFoundError(NotFoundError, OSError):
+  """No SavedModel at the path: TF raises OSError there; a NotFoundError too, so that
+  code catching either (and tensorlet's own checks) sees it."""
+
+
 def read_manifest(export_dir):
   """The validated manifest of `export_dir`."""
+  if not isinstance(export_dir, (str, bytes, os.PathLike)):
+    raise TypeError(f"`export_dir` must be a path (str or os.PathLike), got {export_dir!r}")
+  export_dir = os.fsdecode(os.fspath(export_dir))
   if not os.path.isdir(export_dir):
-    raise NotFoundError(None, None, f"SavedModel file does not exist at: {export_dir}")
+    raise SavedModelNotFoundError(None, None,
+                                  f"SavedModel file does not exist at: {export_dir}")
   path = layout.manifest_path(export_dir)
   if not os.path.isfile(path):
-    raise NotFoundError(None, None, f"SavedModel file does not exist at: {export_dir} (no "
+    raise SavedModelNotFoundError(None, None, f"SavedModel file does not exist at: {export_dir} (no "
                         f"saved_model.json; a TensorFlow saved_model.pb cannot be read by "
                         f"tensorlet)")
   m = _read_json(path, export_dir)

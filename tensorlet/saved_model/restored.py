@@ -7,7 +7,13 @@ from tensorlet.function import trace_type
 from tensorlet.module import Module
 from tensorlet.tensor import Tensor
 
-__all__ = ["RestoredObject", "RestoredFunction", "SignatureFunction"]
+__all__ = ["RestoredObject", "RestoredFunction", "SignatureFunction",
+           "NoMatchingFunctionError"]
+
+
+class NoMatchingFunctionError(TypeError, ValueError):
+  """Arguments that fit no saved trace. TF 2.21 raises TypeError ("Binding inputs to
+  tf.function failed"), earlier versions ValueError; this is both."""
 
 
 class RestoredObject(Module):
@@ -43,7 +49,7 @@ class RestoredFunction:
       except (TypeError, ValueError, InvalidArgumentError):
         continue
       return cf._call_flat(leaves)
-    raise ValueError(
+    raise NoMatchingFunctionError(
         f"Could not find matching concrete function to call loaded from the SavedModel. Got "
         f"arguments {_describe(args, kwargs)} for '{self.__name__}', which was saved with "
         f"these signatures:\n" + self._signatures())

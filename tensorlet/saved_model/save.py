@@ -137,8 +137,15 @@ def save(obj, export_dir, signatures=None, options=None, **collect_args):
   if ctx.graph is not None:
     raise RuntimeError("tf.saved_model.save() must be called eagerly, not inside a "
                        "tf.function.")
+  from tensorlet import errors
   from tensorlet.train import _format
-  export_dir = os.fspath(export_dir)
+  if not isinstance(export_dir, (str, bytes, os.PathLike)):
+    raise TypeError(f"tf.saved_model.save: `export_dir` must be a path (str or "
+                    f"os.PathLike), got {export_dir!r}")
+  export_dir = os.fsdecode(os.fspath(export_dir))
+  if os.path.exists(export_dir) and not os.path.isdir(export_dir):
+    raise errors.FailedPreconditionError(None, None, f"tf.saved_model.save: {export_dir} is "
+                                         f"not a directory")
   manifest, graphs, nodes, tensors, constants = collect(obj, signatures, **collect_args)
   os.makedirs(export_dir, exist_ok=True)
   _format.write_checkpoint(layout.variables_prefix(export_dir), nodes, tensors)

@@ -95,6 +95,14 @@ def _tag(name):
   return ctx.scope + name
 
 
+def _data(op, name, data):
+  """`data` as a tensor; None gets a message naming the summary, not convert_to_tensor's."""
+  if data is None:
+    raise ValueError(f"tf.summary.{op} {name!r}: `data` is None; expected a tensor or a "
+                     f"value convertible to one")
+  return convert_to_tensor(data)
+
+
 def _emit(name, tensor, step, kind, params, metadata):
   """The shared tail of every summary function: one WriteSummary op."""
   writer = _writer()
@@ -112,10 +120,13 @@ def write(tag, tensor, step=None, metadata=None, name=None):
   recorded). `metadata` may be a SummaryMetadata proto or its bytes."""
   if _writer() is None:
     return convert_to_tensor(False)
-  tensor = convert_to_tensor(tensor() if callable(tensor) else tensor)
+  tensor = _data("write", tag, tensor() if callable(tensor) else tensor)
   if metadata is None:
     metadata = _encode.metadata(None)
   elif not isinstance(metadata, bytes):
+    if not hasattr(metadata, "SerializeToString"):
+      raise TypeError(f"tf.summary.write {tag!r}: `metadata` must be a SummaryMetadata proto "
+                      f"or its serialized bytes, got {metadata!r}")
     metadata = metadata.SerializeToString()
   return _emit(tag, tensor, step, "tensor", (), metadata)
 
@@ -125,7 +136,7 @@ def scalar(name, data, step=None, description=None):
   if _writer() is None:
     return convert_to_tensor(False)
   from tensorlet.ops.math_ops import cast
-  data = convert_to_tensor(data)
+  data = _data("scalar", name, data)
   if data.shape.rank not in (None, 0):
     raise ValueError(f"Expected scalar shape, saw shape: {tuple(data.shape.as_list())}.")
   if data.dtype is _dt.string:
@@ -145,7 +156,9 @@ def histogram(name, data, step=None, buckets=None, description=None):
     buckets = int(buckets.numpy())
   elif not isinstance(buckets, int) or isinstance(buckets, bool):
     raise TypeError(f"tf.summary.histogram: `buckets` must be an int, got {buckets!r}")
-  data = convert_to_tensor(data)
+  if buckets < 0:
+    raise ValueError(f"tf.summary.histogram {name!r}: `buckets` must be >= 0, got {buckets}")
+  data = _data("histogram", name, data)
   if data.dtype is _dt.string:
     raise TypeError(f"tf.summary.histogram {name!r}: data must be numeric, got a string "
                     f"tensor")
@@ -158,7 +171,7 @@ def image(name, data, step=None, max_outputs=3, description=None):
   floats in [0, 1] or uint8)."""
   if _writer() is None:
     return convert_to_tensor(False)
-  data = convert_to_tensor(data)
+  data = _data("image", name, data)
   shape = data.shape
   if shape.rank is not None and shape.rank != 4:
     raise ValueError(f"Tensor {name!r} must have rank 4. Received rank {shape.rank}, shape "
@@ -181,7 +194,7 @@ def text(name, data, step=None, description=None):
   """Writes a string tensor (Markdown) for TensorBoard's text dashboard."""
   if _writer() is None:
     return convert_to_tensor(False)
-  data = convert_to_tensor(data)
+  data = _data("text", name, data)
   if data.dtype is not _dt.string:
     raise TypeError(f"tensor must be of type tf.string; got tf.{data.dtype.name}")
   return _emit(name, data, step, "text", (),

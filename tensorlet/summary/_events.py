@@ -56,6 +56,10 @@ class EventFile:
 
   def __init__(self, logdir, max_queue=10, flush_millis=120000, filename_suffix=""):
     p = protos()
+    if os.path.exists(logdir) and not os.path.isdir(logdir):
+      from tensorlet.errors import FailedPreconditionError
+      raise FailedPreconditionError(None, None, f"tf.summary.create_file_writer: logdir "
+                                    f"{logdir} is not a directory")
     os.makedirs(logdir, exist_ok=True)
     name = (f"events.out.tfevents.{int(time.time())}.{socket.gethostname()}.{os.getpid()}."
             f"{next(_COUNTER)}.v2{filename_suffix}")

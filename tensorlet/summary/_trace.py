@@ -181,6 +181,8 @@ def trace_export(name, step=None, profiler_outdir=None):
   """Writes the graphs recorded since trace_on to the default writer, then stops
   tracing. The graph appears in TensorBoard's graph dashboard (one graph per run:
   with several functions, each is a top-level name scope)."""
+  if not isinstance(name, str):
+    raise TypeError(f"tf.summary.trace_export: `name` must be a string, got {name!r}")
   if ctx.graph is not None:
     raise ValueError("Must enable trace before export through tf.summary.trace_on.")
   if not _Trace.on:

@@ -142,6 +142,13 @@ def create_file_writer(logdir, max_queue=None, flush_millis=None, filename_suffi
   at exit.
   """
   from tensorlet.train.checkpoint import as_path
+  if logdir is None:
+    raise ValueError("tf.summary.create_file_writer: argument `logdir` cannot be None")
+  for value, what in ((max_queue, "max_queue"), (flush_millis, "flush_millis")):
+    if value is not None and (isinstance(value, bool) or
+                              not isinstance(value, (int, float, np.integer, np.floating))):
+      raise TypeError(f"tf.summary.create_file_writer: `{what}` must be a number, got "
+                      f"{value!r}")
   try:
     logdir = as_path(logdir, "logdir")
   except TypeError:

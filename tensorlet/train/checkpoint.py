@@ -284,6 +284,8 @@ class CheckpointReader:
     return name in self._reader.meta or name == _format.OBJECT_GRAPH_KEY
 
   def get_tensor(self, name):
+    if not isinstance(name, str):
+      raise TypeError(f"CheckpointReader.get_tensor: the key must be a string, got {name!r}")
     if name == _format.OBJECT_GRAPH_KEY:
       return self._reader.object_graph_json()
     try:

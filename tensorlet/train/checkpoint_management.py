@@ -17,6 +17,8 @@ import re
 import time
 import warnings
 
+import numpy as np
+
 from tensorlet.train import _format
 from tensorlet.train.checkpoint import as_path
 
@@ -200,7 +202,10 @@ class CheckpointManager:
     from tensorlet.train.checkpoint import Checkpoint
     if not isinstance(checkpoint, Checkpoint):
       raise TypeError(f"CheckpointManager expects a tf.train.Checkpoint, got {checkpoint!r}")
-    if max_to_keep is not None and (not isinstance(max_to_keep, int) or max_to_keep <= 0):
+    if max_to_keep is not None and (isinstance(max_to_keep, bool) or
+                                    not isinstance(max_to_keep, int)):
+      raise TypeError(f"`max_to_keep` must be an integer or None, got {max_to_keep!r}.")
+    if max_to_keep is not None and max_to_keep <= 0:
       raise ValueError(f"Expected a positive integer or `None` for `max_to_keep`, got "
                        f"{max_to_keep}.")
     if checkpoint_interval is not None and step_counter is None:
@@ -286,6 +291,13 @@ class CheckpointManager:
           step < self._last_checkpoint_step + self._checkpoint_interval:
         return None
       self._last_checkpoint_step = step
+    if checkpoint_number is not None:
+      # Checked before the save counter moves; int('a') or int(1.5) would be accidents.
+      n = _value(checkpoint_number)
+      if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or \
+          np.ndim(n) != 0:
+        raise TypeError(f"CheckpointManager.save: `checkpoint_number` must be an integer, "
+                        f"got {checkpoint_number!r}")
     counter = self._checkpoint.save_counter
     counter.assign_add(1)
     number = int(counter.numpy()) if checkpoint_number is None else int(_value(
