@@ -14,7 +14,7 @@ from tensorlet import errors
 from tensorlet.dtypes import (DType, as_dtype, bool, complex64, complex128, double,  # noqa: A004
                               float16, float32, float64, half, int8, int16, int32, int64,
                               resource, string, uint8, uint16, uint32, uint64, variant)
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import Tensor, constant, convert_to_tensor, newaxis
 from tensorlet.tensor_spec import TensorSpec
 from tensorlet.context import device, executing_eagerly, name_scope
@@ -48,7 +48,7 @@ from tensorlet.module import Module
 from tensorlet.autodiff.tape import GradientTape, UnconnectedGradients
 from tensorlet.autodiff.custom_gradient import custom_gradient
 from tensorlet.ops import graph_ops as _graph_ops  # noqa: F401 - Const, Placeholder
-from tensorlet.function.polymorphic import function, Function  # noqa: F401
+from tensorlet.polymorphic_function.polymorphic import function, Function  # noqa: F401
 from tensorlet.ops.script_ops import numpy_function, py_function  # noqa: F401
 from tensorlet.ops.control_flow_ops import case, cond, switch_case, while_loop  # noqa: F401
 from tensorlet.ops.tensor_array_ops import TensorArray  # noqa: F401

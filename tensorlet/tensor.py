@@ -10,7 +10,7 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.context import ctx, canonical_device
 from tensorlet.errors import InvalidArgumentError
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 
 __all__ = ["Tensor", "EagerTensor", "convert_to_tensor", "constant", "newaxis"]
 

@@ -1,6 +1,6 @@
 """tf.TensorSpec: the type of a tensor (shape with None dims, dtype, name)."""
 from tensorlet import dtypes as _dt
-from tensorlet.shape import TensorShape, as_shape
+from tensorlet.tensor_shape import TensorShape, as_shape
 
 __all__ = ["TensorSpec"]
 

@@ -29,8 +29,8 @@ class experimental:  # noqa: N801 - TF's namespace
 
 
 def _late():
-  from tensorlet.function.concrete import ConcreteFunction, FunctionType
-  from tensorlet.function.polymorphic import Function
+  from tensorlet.polymorphic_function.concrete import ConcreteFunction, FunctionType
+  from tensorlet.polymorphic_function.polymorphic import Function
   experimental.ConcreteFunction = ConcreteFunction
   experimental.FunctionType = FunctionType
   experimental.PolymorphicFunction = Function

@@ -10,7 +10,7 @@ from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import overloads
 from tensorlet.ops.registry import execute
 from tensorlet.ops import state_ops
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 
 __all__ = ["Variable", "VariableSynchronization", "VariableAggregation"]

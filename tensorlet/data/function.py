@@ -10,7 +10,7 @@ as TensorFlow does; a returned list becomes a tuple.
 from tensorlet import _nest as nest
 from tensorlet.data import structure
 from tensorlet.errors import InvalidArgumentError
-from tensorlet.function import trace
+from tensorlet.polymorphic_function import trace
 from tensorlet.tensor import Tensor, convert_to_tensor
 
 __all__ = ["StructuredFunction"]

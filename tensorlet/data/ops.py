@@ -20,10 +20,10 @@ from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError, OutOfRangeError
-from tensorlet.function import trace
+from tensorlet.polymorphic_function import trace
 from tensorlet.ops import control_flow_ops as _cf
 from tensorlet.ops.registry import REGISTRY, execute, op
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor
 from tensorlet.tensor_spec import TensorSpec
 

@@ -6,7 +6,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.data import structure
 from tensorlet.data.dataset import UNKNOWN_CARDINALITY, DatasetV2, _int64
 from tensorlet.errors import InvalidArgumentError, UnknownError
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import convert_to_tensor
 from tensorlet.tensor_spec import TensorSpec
 

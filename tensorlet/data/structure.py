@@ -11,7 +11,7 @@ import numpy as np
 
 from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet.tensor_spec import TensorSpec
 

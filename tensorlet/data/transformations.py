@@ -12,7 +12,7 @@ from tensorlet.data.dataset import (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, D
                                     _int64, check_dataset)
 from tensorlet.data.function import StructuredFunction
 from tensorlet.errors import DataLossError, InvalidArgumentError
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import Tensor, convert_to_tensor
 from tensorlet.tensor_spec import TensorSpec
 

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 
 from tensorlet import dtypes as _dt
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor
 
 __all__ = ["Graph", "FuncGraph", "Operation", "SymbolicTensor"]

@@ -141,7 +141,7 @@ class _Scope:
 
   def loop_body(self, body_g, cond_g, bcaps, ccaps):
     """A Loop body: (iteration, condition, vars) -> (condition, vars)."""
-    from tensorlet.shape import TensorShape
+    from tensorlet.tensor_shape import TensorShape
     sub = _Scope(self.b)
     it, c = self.b.fresh("iter"), self.b.fresh("cond_in")
     names = [self.b.fresh("var") for _ in body_g.inputs]
@@ -159,7 +159,7 @@ class _Scope:
 
 
 def _concrete(fn, input_signature):
-  from tensorlet.function.concrete import ConcreteFunction
+  from tensorlet.polymorphic_function.concrete import ConcreteFunction
   if isinstance(fn, ConcreteFunction):
     return fn
   if hasattr(fn, "get_concrete_function"):

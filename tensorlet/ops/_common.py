@@ -2,7 +2,7 @@
 import numpy as np
 
 from tensorlet import dtypes as _dt
-from tensorlet.shape import TensorShape, broadcast_static
+from tensorlet.tensor_shape import TensorShape, broadcast_static
 
 FLOAT = _dt.FLOATS
 FLOAT_C = _dt.FLOATS | _dt.COMPLEX

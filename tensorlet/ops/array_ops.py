@@ -10,7 +10,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops._common import ALL, BOOL, NUMERIC, norm_axis, same_shape
 from tensorlet.ops.registry import constant_value, convert_inputs, execute, op
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor, constant, convert_to_tensor
 
 _int32 = _dt.int32
@@ -362,7 +362,7 @@ def broadcast_to(input, shape, name=None):  # noqa: A002
 
 
 def broadcast_static_shape(shape_x, shape_y):
-  from tensorlet.shape import broadcast_static
+  from tensorlet.tensor_shape import broadcast_static
   return broadcast_static(shape_x, shape_y)
 
 
@@ -1159,7 +1159,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
 # ----------------------------------------------------------------- where
 
 def _select_shape(inputs, attrs):
-  from tensorlet.shape import broadcast_static
+  from tensorlet.tensor_shape import broadcast_static
   c, x, y = inputs
   try:
     s = broadcast_static(broadcast_static(c.shape, x.shape), y.shape)

@@ -24,7 +24,7 @@ from tensorlet.ops import math_ops as _m
 from tensorlet.ops._common import FLOAT, REAL, _dims
 from tensorlet.ops.array_ops import _const_shape
 from tensorlet.ops.registry import convert_inputs, execute, op
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import Tensor, convert_to_tensor
 
 

@@ -1,7 +1,7 @@
 """Ops that exist only in graphs: constants and the placeholders of inputs."""
 from tensorlet.ops._common import ALL
 from tensorlet.ops.registry import op
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 
 
 def _const_shape(inputs, attrs):

@@ -12,7 +12,7 @@ from tensorlet.ops.linalg_ops import (_LAPACK, _check, _dim, _eye, _like, _mT,
                                       diag, diag_part, set_diag, triangular_solve)
 from tensorlet.ops.math_ops import matmul
 from tensorlet.ops.registry import execute, op
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import convert_to_tensor
 
 

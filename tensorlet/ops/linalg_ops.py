@@ -19,7 +19,7 @@ from tensorlet.ops._common import BOOL, NUMERIC, same_shape
 from tensorlet.ops.array_ops import eye, matrix_transpose  # noqa: F401 - tf.linalg re-exports
 from tensorlet.ops.math_ops import matmul
 from tensorlet.ops.registry import constant_value, execute, op
-from tensorlet.shape import TensorShape, broadcast_static
+from tensorlet.tensor_shape import TensorShape, broadcast_static
 from tensorlet.tensor import Tensor, convert_to_tensor
 
 _LAPACK = frozenset({_dt.float32, _dt.float64, _dt.complex64, _dt.complex128})

@@ -10,7 +10,7 @@ from tensorlet.ops._common import (BOOL, FLOAT, FLOAT_C, INT, NUM_STR, NUMERIC, 
                                    broadcast_bool, broadcast_shape, norm_axis, reduced_shape,
                                    same_shape)
 from tensorlet.ops.registry import convert_inputs, execute, op
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor, constant, convert_to_tensor
 
 
@@ -660,7 +660,7 @@ def _matmul_shape(inputs, attrs):
   if sa[-1] is not None and sb[-2] is not None and sa[-1] != sb[-2]:
     raise ValueError(f"Matrix size-incompatible: In[0]: {_sh(inputs[0].shape.as_list())}, "
                      f"In[1]: {_sh(inputs[1].shape.as_list())}")
-  from tensorlet.shape import broadcast_static
+  from tensorlet.tensor_shape import broadcast_static
   batch = broadcast_static(sa[:-2], sb[:-2]).as_list()
   return [(TensorShape(batch + [sa[-2], sb[-1]]), a.dtype)]
 

@@ -21,7 +21,7 @@ from tensorlet.ops.conv_ops import (  # noqa: F401 - re-exported (tf.nn)
     depthwise_conv2d, max_pool, max_pool1d, max_pool2d, separable_conv2d)
 from tensorlet.ops.math_ops import _unary_public, sigmoid
 from tensorlet.ops.registry import convert_inputs, execute, op
-from tensorlet.shape import TensorShape, broadcast_static
+from tensorlet.tensor_shape import TensorShape, broadcast_static
 from tensorlet.tensor import Tensor, convert_to_tensor
 
 _m, _a = math_ops, array_ops

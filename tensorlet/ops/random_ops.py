@@ -22,7 +22,7 @@ from tensorlet.errors import invalid_argument
 from tensorlet.ops import array_ops, math_ops
 from tensorlet.ops._common import FLOAT, REAL
 from tensorlet.ops.registry import execute, op
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import Tensor, convert_to_tensor
 
 DEFAULT_GRAPH_SEED = 87654321

@@ -23,7 +23,7 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError, OpError
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 
 __all__ = ["OpDef", "op", "execute", "REGISTRY"]

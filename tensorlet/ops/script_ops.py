@@ -6,7 +6,7 @@ from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops.registry import execute, op
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, convert_to_tensor
 
 

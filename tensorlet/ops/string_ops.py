@@ -16,7 +16,7 @@ from tensorlet.errors import invalid_argument
 from tensorlet.ops import array_ops
 from tensorlet.ops._common import BOOL, NUMERIC, norm_axis, reduced_shape, same_shape
 from tensorlet.ops.registry import execute, op
-from tensorlet.shape import TensorShape, broadcast_static
+from tensorlet.tensor_shape import TensorShape, broadcast_static
 from tensorlet.tensor import Tensor, convert_to_tensor
 
 _STR = frozenset({_dt.string})

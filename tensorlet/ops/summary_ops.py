@@ -10,7 +10,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.ops.registry import op
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 
 __all__ = ["WriteSummary", "FlushSummaryWriter"]
 

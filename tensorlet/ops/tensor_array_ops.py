@@ -12,7 +12,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops.control_flow_ops import Variant
 from tensorlet.ops.registry import execute, op
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import Tensor, convert_to_tensor
 
 __all__ = ["TensorArray"]

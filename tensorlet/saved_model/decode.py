@@ -9,7 +9,7 @@ from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
 from tensorlet.errors import NotFoundError
 from tensorlet.graph.graph import FuncGraph, Operation, SymbolicTensor, _propagate_constant
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor
 
 __all__ = ["Decoder", "Malformed"]
@@ -97,7 +97,7 @@ class Decoder:
 
   # -------------------------------------------------------------- graphs
   def graph(self, data, outer):
-    from tensorlet.function.trace import GraphCallable
+    from tensorlet.polymorphic_function.trace import GraphCallable
     need(isinstance(data, dict) and isinstance(data.get("nodes"), list), "a graph has no nodes")
     fg = FuncGraph(str(data.get("name", "graph")),
                    outer_graph=outer[-1] if outer else None)

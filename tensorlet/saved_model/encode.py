@@ -10,7 +10,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.graph.graph import FuncGraph, SymbolicTensor
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor
 
 __all__ = ["Encoder", "source_of"]

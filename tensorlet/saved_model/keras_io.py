@@ -29,7 +29,7 @@ def _input_signature(model):
 
 def serving_function(model, input_signature=None):
   """The tf.function that serves `model` (inference mode) for its input signature."""
-  from tensorlet.function.polymorphic import function
+  from tensorlet.polymorphic_function.polymorphic import function
   if not getattr(model, "built", True):
     raise ValueError(f"The model {model.name} has not been built yet: call it on data or "
                      f"call build() before saving it.")

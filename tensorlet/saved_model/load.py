@@ -10,8 +10,8 @@ import os
 
 from tensorlet.context import ctx
 from tensorlet.errors import DataLossError, InvalidArgumentError, NotFoundError
-from tensorlet.function.concrete import ConcreteFunction
-from tensorlet.function.polymorphic import _spec_of
+from tensorlet.polymorphic_function.concrete import ConcreteFunction
+from tensorlet.polymorphic_function.polymorphic import _spec_of
 from tensorlet.saved_model import layout
 from tensorlet.saved_model.decode import Decoder, Malformed, need
 from tensorlet.saved_model.restored import RestoredFunction, RestoredObject, SignatureFunction

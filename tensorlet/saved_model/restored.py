@@ -3,7 +3,7 @@ variables, functions that dispatch a call to one of their saved traces, and
 signature functions (keyword arguments in, a dict of named tensors out)."""
 from tensorlet import _nest as nest
 from tensorlet.errors import InvalidArgumentError
-from tensorlet.function import trace_type
+from tensorlet.polymorphic_function import trace_type
 from tensorlet.module import Module
 from tensorlet.tensor import Tensor
 

@@ -6,8 +6,8 @@ import json
 import os
 
 from tensorlet.context import ctx
-from tensorlet.function.concrete import ConcreteFunction
-from tensorlet.function.polymorphic import Function
+from tensorlet.polymorphic_function.concrete import ConcreteFunction
+from tensorlet.polymorphic_function.polymorphic import Function
 from tensorlet.saved_model import layout
 from tensorlet.saved_model.encode import Encoder
 from tensorlet.variables import Variable

@@ -11,7 +11,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 from tensorlet.summary import _events
 from tensorlet.summary._api import _step_tensor, _writer
 from tensorlet.summary._writer import state
@@ -141,7 +141,7 @@ def _record_calls():
   """Wraps ConcreteFunction._call_flat to note each function run while tracing."""
   # NOTE: patched only between trace_on and trace_off, so function calls pay
   # nothing for tracing support the rest of the time.
-  from tensorlet.function.concrete import ConcreteFunction
+  from tensorlet.polymorphic_function.concrete import ConcreteFunction
   original = ConcreteFunction.__dict__["_call_flat"]
 
   def call_flat(self, tensors):
@@ -171,7 +171,7 @@ def trace_on(graph=True, profiler=False, profiler_outdir=None):
 def trace_off():
   """Stops recording and forgets the recorded graphs."""
   if _Trace.original is not None:
-    from tensorlet.function.concrete import ConcreteFunction
+    from tensorlet.polymorphic_function.concrete import ConcreteFunction
     ConcreteFunction._call_flat = _Trace.original
     _Trace.original = None
   _Trace.on, _Trace.graphs = False, []

@@ -1107,3 +1107,17 @@ case("guarantee_const", tf.guarantee_const, lambda x: x, args([2]), F32_64, grad
 
 CASE_BY_NAME = {c.name: c for c in CASES}
 assert len(CASE_BY_NAME) == len(CASES), "duplicate OpCase names"
+
+
+# ------------------------------------------------------- topic tables
+# Op modules added by topic keep their rows beside this file, in
+# op_rows_<topic>.py, each adding rows with case(); they are read here so
+# test_numerics and test_gradients see one table.
+def _load_topic_tables():
+  import importlib
+  import pathlib
+  for path in sorted(pathlib.Path(__file__).parent.glob("op_rows_*.py")):
+    importlib.import_module(path.stem)
+
+
+_load_topic_tables()

@@ -7,7 +7,7 @@ from tensorboard.backend.event_processing import event_accumulator as ea
 from tensorboard.backend.event_processing import plugin_event_accumulator as pea
 from tensorboard.compat.proto import config_pb2
 from tensorboard.util import tensor_util
-from tensorlet.function.concrete import ConcreteFunction
+from tensorlet.polymorphic_function.concrete import ConcreteFunction
 
 
 def _graph(logdir):

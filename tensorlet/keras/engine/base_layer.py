@@ -28,7 +28,7 @@ from tensorlet.context import ctx, name_scope
 from tensorlet.keras import backend, constraints, initializers, regularizers
 from tensorlet.module import Module
 from tensorlet.ops import math_ops as _m
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet.variables import Variable, VariableSynchronization
 

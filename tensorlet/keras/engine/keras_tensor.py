@@ -8,7 +8,7 @@ models replay on real tensors.
 from tensorlet import _nest as nest
 from tensorlet.context import ctx
 from tensorlet.graph.graph import FuncGraph
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor_spec import TensorSpec
 
 __all__ = ["KerasTensor", "Node", "any_keras_tensor", "symbolic_call", "trace_shapes",

@@ -3,7 +3,7 @@ from tensorlet.keras.engine import keras_tensor
 from tensorlet.keras.engine.base_layer import Layer
 from tensorlet.keras.engine.input_layer import Input, InputLayer
 from tensorlet.keras.engine.training import Model
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 
 __all__ = ["Sequential"]
 

@@ -353,7 +353,7 @@ class Model(Layer):
       raise ValueError("Input shape must be defined when calling `build()` on a `Model` "
                        "subclass.")
     from tensorlet.ops import array_ops
-    from tensorlet.shape import TensorShape
+    from tensorlet.tensor_shape import TensorShape
     dims = [1 if d is None else d for d in TensorShape(input_shape).as_list()]
     self(array_ops.zeros(dims, self.dtype))
     self.built = True
@@ -368,7 +368,7 @@ class _BatchFunction:
   relaxed, so a smaller last batch does not retrace."""
 
   def __init__(self, step, name):
-    from tensorlet.function.polymorphic import Function
+    from tensorlet.polymorphic_function.polymorphic import Function
     self._fn = Function(step, name=name, reduce_retracing=True)
     self._traced = False
 

@@ -5,7 +5,7 @@ from tensorlet.keras.layers import _util
 from tensorlet.keras.layers.core import _config, set_kernel_bias_options
 from tensorlet.ops import conv_ops as _c
 from tensorlet.ops import nn_ops as _nn
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 
 __all__ = ["Conv2D"]
 

@@ -9,7 +9,7 @@ from tensorlet.ops import array_ops as _a
 from tensorlet.ops import linalg_ops as _la
 from tensorlet.ops import math_ops as _m
 from tensorlet.ops import nn_ops as _nn
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 
 __all__ = ["Dense", "Activation", "Dropout", "Flatten", "Reshape", "Embedding"]
 

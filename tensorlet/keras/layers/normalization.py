@@ -5,7 +5,7 @@ from tensorlet.keras.layers._util import smart_cond
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
 from tensorlet.ops import nn_ops as _nn
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 
 __all__ = ["BatchNormalization"]
 

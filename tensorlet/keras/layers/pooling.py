@@ -4,7 +4,7 @@ from tensorlet.keras.layers import _util
 from tensorlet.keras.layers.convolutional import conv_output_length
 from tensorlet.ops import conv_ops as _c
 from tensorlet.ops import math_ops as _m
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 
 __all__ = ["MaxPooling2D", "AveragePooling2D", "GlobalAveragePooling2D", "GlobalMaxPooling2D",
            "MaxPool2D", "AvgPool2D", "GlobalAvgPool2D", "GlobalMaxPool2D"]

@@ -10,7 +10,7 @@ from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError
-from tensorlet.function import trace, trace_type
+from tensorlet.polymorphic_function import trace, trace_type
 from tensorlet.graph import executor, passes
 from tensorlet.ops.registry import _wrap
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor

@@ -290,7 +290,7 @@ def test_unhashable_objects_trace_by_identity_never_by_reused_id():
 
 
 def test_a_dead_objects_trace_is_never_reused_by_a_new_object_at_its_address():
-  from tensorlet.function import trace_type
+  from tensorlet.polymorphic_function import trace_type
 
   @dataclasses.dataclass
   class Cfg:

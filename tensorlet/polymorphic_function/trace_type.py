@@ -142,7 +142,7 @@ def describe(key):
   k = key[0]
   if k == "T":
     from tensorlet import dtypes
-    from tensorlet.shape import TensorShape
+    from tensorlet.tensor_shape import TensorShape
     d = next(x for x in dtypes.ALL if x._enum == key[1])
     return f"TensorSpec(shape={TensorShape(key[2])}, dtype=tf.{d.name}, name=None)"
   if k == "V":

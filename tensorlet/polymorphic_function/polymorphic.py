@@ -16,11 +16,11 @@ import weakref
 
 from tensorlet import _nest as nest
 from tensorlet.context import ctx
-from tensorlet.function import trace_type
-from tensorlet.function.concrete import ConcreteFunction
-from tensorlet.function.trace import finish_outputs
+from tensorlet.polymorphic_function import trace_type
+from tensorlet.polymorphic_function.concrete import ConcreteFunction
+from tensorlet.polymorphic_function.trace import finish_outputs
 from tensorlet.graph.graph import FuncGraph
-from tensorlet.shape import TensorShape
+from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet.tensor_spec import TensorSpec
 
@@ -79,7 +79,7 @@ class Function:
     return "\n\n".join(cf.pretty_printed_signature(verbose) for _, cf in self._traces)
 
   def __repr__(self):
-    return f"<tensorlet.function.Function {self._name} at {hex(id(self))}>"
+    return f"<tensorlet.polymorphic_function.Function {self._name} at {hex(id(self))}>"
 
   def __get__(self, instance, owner):
     """Methods: one Function (own traces) per instance, like TF."""
