@@ -13,6 +13,7 @@ from tensorlet.errors import DataLossError, InvalidArgumentError, NotFoundError
 from tensorlet.polymorphic_function.concrete import ConcreteFunction
 from tensorlet.polymorphic_function.polymorphic import _spec_of
 from tensorlet.saved_model import layout
+from tensorlet.train import _atomic
 from tensorlet.saved_model.decode import Decoder, Malformed, need
 from tensorlet.saved_model.restored import RestoredFunction, RestoredObject, SignatureFunction
 from tensorlet.variables import Variable
@@ -24,12 +25,25 @@ def _read_json(path, export_dir):
   if not os.path.isfile(path):
     raise NotFoundError(None, None, f"SavedModel at '{export_dir}' is incomplete: "
                         f"{os.path.basename(path)} does not exist.")
+  size = os.path.getsize(path)
+  if size > _MAX_JSON_BYTES:
+    raise DataLossError(None, None, f"SavedModel at '{export_dir}': {os.path.basename(path)} "
+                        f"is {size} bytes, more than a saved model's JSON may be "
+                        f"({_MAX_JSON_BYTES})")
   try:
     with open(path, "rb") as f:
       return json.loads(f.read().decode("utf-8"))
   except (UnicodeDecodeError, ValueError) as e:
     raise DataLossError(None, None, f"SavedModel at '{export_dir}': {os.path.basename(path)} "
                         f"is not valid JSON (truncated or edited?): {e}") from None
+  except RecursionError:
+    raise DataLossError(None, None, f"SavedModel at '{export_dir}': {os.path.basename(path)} "
+                        f"is nested too deeply to be a saved model's JSON") from None
+
+
+# NOTE: checked before reading, so a huge file in place of the JSON is refused
+# without being read into memory.
+_MAX_JSON_BYTES = 1 << 30
 
 
 class SavedModelNotFoundError(NotFoundError, OSError):
@@ -42,6 +56,7 @@ def read_manifest(export_dir):
   if not isinstance(export_dir, (str, bytes, os.PathLike)):
     raise TypeError(f"`export_dir` must be a path (str or os.PathLike), got {export_dir!r}")
   export_dir = os.fsdecode(os.fspath(export_dir))
+  _atomic.recover_directory(export_dir)
   if not os.path.isdir(export_dir):
     raise SavedModelNotFoundError(None, None,
                                   f"SavedModel file does not exist at: {export_dir}")

@@ -4,6 +4,7 @@ that cannot leave Python."""
 import inspect
 import json
 import os
+import shutil
 
 from tensorlet.context import ctx
 from tensorlet.polymorphic_function.concrete import ConcreteFunction
@@ -138,20 +139,45 @@ def save(obj, export_dir, signatures=None, options=None, **collect_args):
     raise RuntimeError("tf.saved_model.save() must be called eagerly, not inside a "
                        "tf.function.")
   from tensorlet import errors
-  from tensorlet.train import _format
+  from tensorlet.train import _atomic, _format
   if not isinstance(export_dir, (str, bytes, os.PathLike)):
     raise TypeError(f"tf.saved_model.save: `export_dir` must be a path (str or "
                     f"os.PathLike), got {export_dir!r}")
   export_dir = os.fsdecode(os.fspath(export_dir))
+  _atomic.recover_directory(export_dir)
   if os.path.exists(export_dir) and not os.path.isdir(export_dir):
     raise errors.FailedPreconditionError(None, None, f"tf.saved_model.save: {export_dir} is "
                                          f"not a directory")
   manifest, graphs, nodes, tensors, constants = collect(obj, signatures, **collect_args)
-  os.makedirs(export_dir, exist_ok=True)
-  _format.write_checkpoint(layout.variables_prefix(export_dir), nodes, tensors)
-  _format.write_checkpoint(layout.constants_prefix(export_dir), [{"type": "constants"}],
-                           constants)
-  _format.atomic_write(layout.graphs_path(export_dir), json.dumps(graphs).encode())
-  # NOTE: the manifest goes last: a directory without one was never completely written.
-  _format.atomic_write(layout.manifest_path(export_dir),
-                       json.dumps(manifest, indent=1, sort_keys=True).encode())
+  _atomic.remove_temporaries(export_dir)
+  # NOTE: the new version is built whole beside the old one and exchanged with
+  # it in one step, so a crash leaves one of the two complete (see _atomic).
+  staged = _atomic.staging_dir(export_dir)
+  try:
+    _format.write_checkpoint(layout.variables_prefix(staged), nodes, tensors)
+    _format.write_checkpoint(layout.constants_prefix(staged), [{"type": "constants"}],
+                             constants)
+    _format.atomic_write(layout.graphs_path(staged), json.dumps(graphs).encode())
+    _format.atomic_write(layout.manifest_path(staged),
+                         json.dumps(manifest, indent=1, sort_keys=True).encode())
+    _keep_foreign_entries(export_dir, staged)
+    _atomic.exchange_directory(staged, export_dir)
+  except BaseException:
+    shutil.rmtree(staged, ignore_errors=True)
+    raise
+
+
+def _keep_foreign_entries(export_dir, staged):
+  """Copies what the user keeps in `export_dir` besides a saved model's own files
+  (TF leaves such files alone when it saves over a directory)."""
+  if not os.path.isdir(export_dir):
+    return
+  ours = set(os.listdir(staged))
+  for name in os.listdir(export_dir):
+    if name in ours:
+      continue
+    src, dst = os.path.join(export_dir, name), os.path.join(staged, name)
+    if os.path.isdir(src) and not os.path.islink(src):
+      shutil.copytree(src, dst, symlinks=True)
+    else:
+      shutil.copy2(src, dst, follow_symlinks=False)

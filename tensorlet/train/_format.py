@@ -4,34 +4,41 @@ dtype/shape of every saved tensor) and `<prefix>.data-00000-of-00001` (an
 
 Nothing here uses pickle: arrays are written with `np.savez` and read with
 `allow_pickle=False`; string tensors are stored as one uint8 buffer plus an
-int64 array of lengths. Files are written to a temporary file in the target
-directory and moved into place with `os.replace`, data first and index last,
-so a crash never leaves a half-written checkpoint under the final name. The
-index records the data file's size and SHA-256, so a truncated, corrupted or
-mismatched data file is reported as `DataLossError` before any value is used.
-Reading validates the whole index and every array before returning.
+int64 array of lengths. A save is atomic as a pair (see `_atomic`): a crash
+at any moment leaves the previous checkpoint or the new one readable. The
+index records the data file's size and SHA-256 and its own checksum (over the
+object graph and tensor table), so a truncated, corrupted, edited or
+mismatched file is reported as `DataLossError` before any value is used.
+Reading checks declared sizes against the files and limits before allocating,
+and validates the whole index and every array before returning.
 """
 import hashlib
 import io
 import json
 import os
-import tempfile
+import shutil
 import zipfile
 
 import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import DataLossError, InvalidArgumentError, NotFoundError
+from tensorlet.train import _atomic
+from tensorlet.train._atomic import atomic_write
 
 __all__ = ["FORMAT", "VERSION", "OBJECT_GRAPH_KEY", "data_path", "index_path",
            "write_checkpoint", "read_checkpoint", "atomic_write"]
 
 FORMAT = "tensorlet-checkpoint"
-VERSION = 1
+# Version 2 adds the index's own checksum ("checksum"); version 1 files still read.
+VERSION = 2
+# NOTE: an index is JSON metadata; anything larger is not one of ours, and is
+# refused before it is read into memory.
+MAX_INDEX_BYTES = 256 << 20
 # NOTE: TF lists its object graph under this key; list_variables shows it too.
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 _SAVABLE = frozenset(d for d in _dt.ALL if d not in (_dt.resource, _dt.variant))
-_TOP_KEYS = {"format", "version", "data", "nodes", "tensors"}
+_TOP_KEYS = {"format", "version", "data", "nodes", "tensors", "checksum"}
 _NODE_KEYS = {"type", "children", "variable", "slots"}
 
 
@@ -41,24 +48,6 @@ def index_path(prefix):
 
 def data_path(prefix):
   return prefix + ".data-00000-of-00001"
-
-
-def atomic_write(path, payload):
-  """Writes bytes to `path` through a temporary file in the same directory."""
-  d = os.path.dirname(path) or "."
-  fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-" + os.path.basename(path) + "-")
-  try:
-    with os.fdopen(fd, "wb") as f:
-      f.write(payload)
-      f.flush()
-      os.fsync(f.fileno())
-    os.replace(tmp, path)
-  except BaseException:
-    try:
-      os.unlink(tmp)
-    except OSError:
-      pass
-    raise
 
 
 def _encode(key, value, dtype, entry, arrays):
@@ -95,8 +84,73 @@ def write_checkpoint(prefix, nodes, tensors):
   index = {"format": FORMAT, "version": VERSION,
            "data": {"size": len(payload), "sha256": hashlib.sha256(payload).hexdigest()},
            "nodes": nodes, "tensors": meta}
-  atomic_write(data_path(prefix), payload)
-  atomic_write(index_path(prefix), json.dumps(index, indent=1, sort_keys=True).encode())
+  index["checksum"] = _index_checksum(index)
+  _replace_pair(prefix, payload, json.dumps(index, indent=1, sort_keys=True).encode())
+
+
+def _index_checksum(index):
+  body = {k: v for k, v in index.items() if k != "checksum"}
+  return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+def _replace_pair(prefix, payload, index_bytes):
+  """Replaces data then index; until the new index is in place the old data
+  stays reachable as `<data>.prev` (see _atomic's docstring)."""
+  dpath, ipath = data_path(prefix), index_path(prefix)
+  prev = _atomic.prev_path(dpath)
+  _atomic.remove_temporaries(dpath)
+  _atomic.remove_temporaries(ipath)
+  if os.path.exists(prev):
+    # A save died between the two replaces: the index on disk belongs to
+    # `prev`. Make the old pair whole again before replacing anything.
+    if os.path.exists(dpath) and os.path.samefile(prev, dpath):
+      os.unlink(prev)   # killed right after linking: nothing was replaced yet
+    elif os.path.exists(ipath) and _matches(prev, ipath):
+      os.replace(prev, dpath)
+    else:
+      os.unlink(prev)
+  if os.path.exists(dpath) and os.path.exists(ipath):
+    try:
+      os.link(dpath, prev)
+    except (OSError, AttributeError):    # no hard links here: a copy does the same
+      shutil.copyfile(dpath, prev)
+  try:
+    atomic_write(dpath, payload)
+  except BaseException:
+    _unlink(prev)
+    raise
+  try:
+    atomic_write(ipath, index_bytes)
+  except BaseException:
+    if os.path.exists(prev):    # an error, not a kill: put the old pair back now
+      os.replace(prev, dpath)
+    raise
+  _unlink(prev)
+
+
+def _unlink(path):
+  try:
+    os.unlink(path)
+  except FileNotFoundError:
+    pass
+
+
+def _matches(dpath, ipath):
+  """Whether the data file at `dpath` is the one the index at `ipath` describes."""
+  try:
+    with open(ipath, "rb") as f:
+      data = json.loads(f.read(MAX_INDEX_BYTES + 1).decode("utf-8")).get("data")
+    return os.path.getsize(dpath) == data["size"] and _sha256_file(dpath) == data["sha256"]
+  except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
+    return False
+
+
+def _sha256_file(path):
+  h = hashlib.sha256()
+  with open(path, "rb") as f:
+    for block in iter(lambda: f.read(1 << 20), b""):
+      h.update(block)
+  return h.hexdigest()
 
 
 class Reader:
@@ -135,6 +189,9 @@ def read_checkpoint(prefix):
   ipath = index_path(prefix)
   if not os.path.isfile(ipath):
     raise _not_found(prefix)
+  if os.path.getsize(ipath) > MAX_INDEX_BYTES:
+    raise _loss(prefix, f"{ipath} is {os.path.getsize(ipath)} bytes, too large for a "
+                f"tensorlet checkpoint index (at most {MAX_INDEX_BYTES})")
   with open(ipath, "rb") as f:
     raw = f.read()
   try:
@@ -142,6 +199,8 @@ def read_checkpoint(prefix):
   except (UnicodeDecodeError, ValueError):
     raise _loss(prefix, f"{ipath} is not a tensorlet checkpoint index (not JSON; a "
                 "TensorFlow checkpoint or another file cannot be read by tensorlet)") from None
+  except RecursionError:
+    raise _loss(prefix, f"{ipath} is nested too deeply to be a checkpoint index") from None
   if not isinstance(index, dict) or index.get("format") != FORMAT:
     raise _loss(prefix, f"{ipath} is not a tensorlet checkpoint index (no "
                 f"\"format\": {FORMAT!r} field)")
@@ -155,6 +214,8 @@ def read_checkpoint(prefix):
   extra = set(index) - _TOP_KEYS
   if extra:
     raise _loss(prefix, f"unexpected field(s) {sorted(extra)} in {ipath}")
+  if version >= 2 and index.get("checksum") != _index_checksum(index):
+    raise _loss(prefix, f"{ipath} is corrupted or was edited (index checksum mismatch)")
   nodes = _check_nodes(prefix, index.get("nodes"))
   meta = _check_tensors(prefix, index.get("tensors"), nodes)
   values = _read_data(prefix, index.get("data"), meta, index["tensors"])
@@ -225,15 +286,24 @@ def _check_tensors(prefix, tensors, nodes):
 def _read_data(prefix, data, meta, tensors):
   if not isinstance(data, dict) or set(data) != {"size", "sha256"}:
     raise _loss(prefix, "the index does not describe its data file")
+  size = data["size"]
+  if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+    raise _loss(prefix, f"bad data size {size!r} in the index")
   dpath = data_path(prefix)
+  prev = _atomic.prev_path(dpath)
+  if os.path.isfile(prev) and os.path.getsize(prev) == size and (
+      not os.path.isfile(dpath) or os.path.getsize(dpath) != size or
+      _sha256_file(dpath) != data["sha256"]):
+    dpath = prev    # a save died between its two replaces: the old pair is here
   if not os.path.isfile(dpath):
     raise NotFoundError(None, None, f"Checkpoint {prefix!r} is incomplete: its data file "
                         f"{dpath} does not exist.")
+  actual = os.path.getsize(dpath)
+  if actual != size:
+    raise _loss(prefix, f"data file {dpath} has {actual} bytes, the index expects "
+                f"{size} (truncated, or written by another save)")
   with open(dpath, "rb") as f:
     payload = f.read()
-  if len(payload) != data["size"]:
-    raise _loss(prefix, f"data file {dpath} has {len(payload)} bytes, the index expects "
-                f"{data['size']} (truncated, or written by another save)")
   if hashlib.sha256(payload).hexdigest() != data["sha256"]:
     raise _loss(prefix, f"data file {dpath} is corrupted (checksum mismatch)")
   values = {}
@@ -248,28 +318,45 @@ def _read_data(prefix, data, meta, tensors):
   return values
 
 
+def _member(prefix, npz, key, name, dtype, shape):
+  """Reads array `name` after checking its stored header against what the index
+  declares, so a crafted header cannot make NumPy allocate before a check."""
+  try:
+    info = npz.zip.getinfo(name + ".npy")
+  except KeyError:
+    raise _loss(prefix, f"{key!r} is missing from the data file") from None
+  if info.compress_type != zipfile.ZIP_STORED:
+    raise _loss(prefix, f"{key!r} is stored compressed; tensorlet never writes that")
+  with npz.zip.open(info) as f:
+    version = np.lib.format.read_magic(f)
+    if version == (1, 0):
+      hshape, fortran, hdtype = np.lib.format.read_array_header_1_0(f)
+    elif version == (2, 0):
+      hshape, fortran, hdtype = np.lib.format.read_array_header_2_0(f)
+    else:
+      raise _loss(prefix, f"{key!r} has an unknown array format {version}")
+  if hdtype != dtype or tuple(hshape) != tuple(shape) or fortran:
+    raise _loss(prefix, f"{key!r} is stored as {hdtype}{list(hshape)}, the index says "
+                f"{np.dtype(dtype)}{list(shape)}")
+  if info.file_size < int(np.prod(shape, dtype=object)) * np.dtype(dtype).itemsize:
+    raise _loss(prefix, f"{key!r} is shorter in the data file than its shape says")
+  return npz[name]
+
+
 def _decode(prefix, npz, names, key, entry, dtype, shape):
-  count = int(np.prod(shape, dtype=np.int64))
+  count = int(np.prod(shape, dtype=object))
   if dtype is _dt.string:
-    if entry not in names or entry + "_bytes" not in names:
-      raise _loss(prefix, f"{key!r} is missing from the data file")
-    lengths, buf = npz[entry], npz[entry + "_bytes"]
-    if lengths.dtype != np.int64 or lengths.shape != (count,) or buf.dtype != np.uint8 or \
-        buf.ndim != 1 or (lengths < 0).any() or int(lengths.sum()) != buf.size:
+    lengths = _member(prefix, npz, key, entry, np.int64, (count,))
+    if (lengths < 0).any():
       raise _loss(prefix, f"the stored strings of {key!r} do not match the index")
+    buf = _member(prefix, npz, key, entry + "_bytes", np.uint8, (int(lengths.sum()),))
     raw = buf.tobytes()
     ends = np.cumsum(lengths)
     items = [raw[e - n:e] for e, n in zip(ends.tolist(), lengths.tolist())]
     out = np.empty(count, dtype=object)
     out[:] = items
     return out.reshape(shape)
-  if entry not in names:
-    raise _loss(prefix, f"{key!r} is missing from the data file")
-  a = npz[entry]
-  if a.dtype != dtype._np or a.shape != shape:
-    raise _loss(prefix, f"{key!r} is stored as {a.dtype}{list(a.shape)}, the index says "
-                f"{dtype.name}{list(shape)}")
-  return a
+  return _member(prefix, npz, key, entry, dtype._np, shape)
 
 
 def _node_paths(nodes):

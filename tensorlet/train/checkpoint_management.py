@@ -170,7 +170,9 @@ def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoin
 
 
 def _delete_checkpoint(prefix):
-  for path in (_format.index_path(prefix), _format.data_path(prefix)):
+  # NOTE: the index goes first: without it the prefix is simply absent.
+  for path in (_format.index_path(prefix), _format.data_path(prefix),
+               _format.data_path(prefix) + ".prev"):
     try:
       os.remove(path)
     except FileNotFoundError:
@@ -268,15 +270,19 @@ class CheckpointManager:
                             [self._maybe_delete[p] for p in paths], self._last_preserved)
 
   def _sweep(self):
+    """Drops checkpoints beyond `max_to_keep` from the managed list; returns the
+    ones whose files are to be deleted."""
+    doomed = []
     if self._max_to_keep is None:
-      return
+      return doomed
     while len(self._maybe_delete) > self._max_to_keep:
       path = next(iter(self._maybe_delete))
       t = self._maybe_delete.pop(path)
       if self._keep_every_s is not None and t - self._last_preserved >= self._keep_every_s:
         self._last_preserved = t
         continue
-      _delete_checkpoint(path)
+      doomed.append(path)
+    return doomed
 
   def save(self, checkpoint_number=None, check_interval=True, options=None):
     """Saves `<directory>/<checkpoint_name>-N`, deletes checkpoints beyond `max_to_keep`
@@ -311,11 +317,12 @@ class CheckpointManager:
     self._maybe_delete.pop(path, None)
     self._maybe_delete[path] = time.time()
     self._latest_checkpoint = path
-    # NOTE: the state is recorded before and after deleting, so a crash while
-    # deleting still leaves the new checkpoint recorded as the latest.
+    # NOTE: the state file stops naming a checkpoint before its files go, so a
+    # crash while deleting leaves stray files, never a listed broken checkpoint.
+    doomed = self._sweep()
     self._record_state()
-    self._sweep()
-    self._record_state()
+    for old in doomed:
+      _delete_checkpoint(old)
     return path
 
   def restore_or_initialize(self):
