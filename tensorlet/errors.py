@@ -71,6 +71,11 @@ UnauthenticatedError = _make("UnauthenticatedError", UNAUTHENTICATED,
                              "The request lacks valid authentication.")
 
 
+def out_of_memory(op_name, what):
+  """TF's ResourceExhaustedError for an allocation NumPy could not make."""
+  return ResourceExhaustedError(None, None, f"OOM when allocating {what} [Op:{op_name}]")
+
+
 def invalid_argument(op_name, message):
   """An InvalidArgumentError worded like TensorFlow's eager errors."""
   return InvalidArgumentError(None, None, f"{message} [Op:{op_name}]")

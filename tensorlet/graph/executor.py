@@ -28,14 +28,15 @@ def _node_error(node, e, values=None):
     f, line, fn = node.source
     where = f"\n  created at {f}:{line} in {fn}"
   msg = getattr(e, "message", None) or str(e)
+  cls = InvalidArgumentError
   if values is not None and not isinstance(e, OpError):
     from tensorlet.ops.registry import _wrap, kernel_error
     try:
-      msg = kernel_error(node.opdef, [_wrap(v) for v in values], node.attrs, e).message
+      ke = kernel_error(node.opdef, [_wrap(v) for v in values], node.attrs, e)
+      msg, cls = ke.message, type(ke)
     except Exception:  # noqa: BLE001 - keep NumPy's message
       pass
-  err = InvalidArgumentError(None, None, f"{msg}\n  (graph node '{node.name}', op "
-                             f"{node.opdef.name}){where}")
+  err = cls(None, None, f"{msg}\n  (graph node '{node.name}', op {node.opdef.name}){where}")
   if isinstance(e, OpError):
     err = type(e)(None, None, err.message)
   return err

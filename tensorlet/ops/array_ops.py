@@ -7,7 +7,7 @@ import builtins
 import numpy as np
 
 from tensorlet import dtypes as _dt
-from tensorlet.errors import InvalidArgumentError
+from tensorlet.errors import InvalidArgumentError, out_of_memory
 from tensorlet.ops._common import ALL, BOOL, NUMERIC, norm_axis, same_shape
 from tensorlet.ops.registry import constant_value, convert_inputs, execute, op
 from tensorlet.tensor_shape import TensorShape
@@ -38,8 +38,24 @@ def _shape_arg(shape, op_name):
   except (TypeError, ValueError):
     raise TypeError(f"{op_name}: expected a shape, got {shape!r}") from None
   if arr.size and arr.dtype.kind not in "iu":
+    if arr.dtype == object and all(isinstance(d, int) for d in arr.reshape(-1).tolist()):
+      raise ValueError(f"{op_name}: Can't convert Python sequence with out-of-range integer "
+                       f"to Tensor: {shape!r}")
     raise TypeError(f"{op_name}: shape must contain integers, got {shape!r}")
-  return convert_to_tensor(arr.astype(np.int32) if arr.size else np.zeros([0], np.int32))
+  if not arr.size:
+    return convert_to_tensor(np.zeros([0], np.int32))
+  dims = arr.reshape(-1).tolist()
+  if np.prod([max(d, 0) for d in dims], dtype=object) > _INT64_MAX:
+    raise InvalidArgumentError(None, None, f"Shape {dims} would have more than 2**63 - 1 "
+                               f"elements [Op:{op_name}]")
+  # NOTE: as TF converts a Python list: int32 unless a value needs int64
+  # (an int32 cast would wrap 2**40 round to 0).
+  wide = max(dims) > _INT32_MAX or min(dims) < -_INT32_MAX - 1
+  return convert_to_tensor(arr.astype(np.int64 if wide else np.int32))
+
+
+_INT32_MAX = 2 ** 31 - 1
+_INT64_MAX = 2 ** 63 - 1
 
 
 def _dims_arg(shape, op_name):
@@ -223,8 +239,13 @@ def _creation(value):
     if cv is not None:
       if np.any(cv < 0):
         raise InvalidArgumentError(None, None, "Dimension -1 must be >= 0 [Op:Fill]")
-      v = np.full(tuple(int(d) for d in cv), value, dtype=dtype._np) if dtype is not _dt.string \
-          else np.full(tuple(int(d) for d in cv), b"", dtype=object)
+      dims = tuple(int(d) for d in cv)
+      try:
+        v = np.full(dims, value, dtype=dtype._np) if dtype is not _dt.string \
+            else np.full(dims, b"", dtype=object)
+      except MemoryError:
+        raise out_of_memory("Fill", f"tensor with shape{list(dims)} and type "
+                            f"{dtype.name}") from None
       return constant(v, dtype=dtype, name=kind)
     return execute(Fill, [s, constant(value if dtype is not _dt.string else b"", dtype)], {},
                    kind)
@@ -324,10 +345,14 @@ def linspace(start, stop, num, name=None, axis=0):
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dt.float32, name=None):
   """Identity matrix (or a batch of them)."""
   dtype = _dt.as_dtype(dtype)
-  m = np.eye(int(num_rows), int(num_rows if num_columns is None else num_columns),
-             dtype=dtype._np)
-  if batch_shape is not None:
-    m = np.broadcast_to(m, tuple(batch_shape) + m.shape).copy()
+  rows, cols = int(num_rows), int(num_rows if num_columns is None else num_columns)
+  try:
+    m = np.eye(rows, cols, dtype=dtype._np)
+    if batch_shape is not None:
+      m = np.broadcast_to(m, tuple(batch_shape) + m.shape).copy()
+  except MemoryError:
+    raise out_of_memory("Eye", f"tensor with shape{list(batch_shape or []) + [rows, cols]} "
+                        f"and type {dtype.name}") from None
   return constant(m, dtype=dtype)
 
 

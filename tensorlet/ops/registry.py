@@ -22,7 +22,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
-from tensorlet.errors import InvalidArgumentError, OpError
+from tensorlet.errors import InvalidArgumentError, OpError, out_of_memory
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 
@@ -347,6 +347,8 @@ def _check_eager_inputs(od, inputs):
 
 def kernel_error(od, inputs, attrs, e):
   """The TF-style error for a kernel failure, from the shape rule when it can tell."""
+  if isinstance(e, MemoryError):
+    return out_of_memory(od.name, f"the output of {od.name} ({e})")
   if od.shape_fn is not None:
     try:
       od.shape_fn(inputs, attrs)
