@@ -34,16 +34,34 @@ def _children(x):
 def flatten(structure, expand_composites=False):
   if not is_nested(structure):
     return [structure]
+  kids = _children(structure)
+  for k in kids:
+    if is_nested(k):
+      break
+  else:
+    return kids     # the common flat list/tuple/dict: no walk needed
   out = []
-  stack = [structure]
-  # Iterative to keep deep structures off the recursion limit.
+  # Iterative to keep deep structures off the recursion limit; `open_` holds the
+  # containers being walked, so one that contains itself is an error, not a hang.
+  open_ = {id(structure)}
+  stack = [structure, _LEAVE] + list(reversed(kids))
   while stack:
     x = stack.pop()
-    if is_nested(x):
+    if x is _LEAVE:
+      open_.discard(id(stack.pop()))
+    elif is_nested(x):
+      if id(x) in open_:
+        raise ValueError(f"tf.nest: the structure contains itself (a self-referencing "
+                         f"{type(x).__name__}), so it cannot be flattened")
+      open_.add(id(x))
+      stack += [x, _LEAVE]
       stack.extend(reversed(_children(x)))
     else:
       out.append(x)
   return out
+
+
+_LEAVE = object()
 
 
 def _rebuild(template, children):

@@ -318,6 +318,14 @@ def _wrap_np(arr, dtype=None):
   return EagerTensor(arr, dtype)
 
 
+def _contains_tensor_checked(value):
+  try:
+    return _contains_tensor(value)
+  except RecursionError:
+    raise ValueError("Can't convert a self-referencing or too deeply nested Python sequence "
+                     "to a Tensor.") from None
+
+
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
   """Converts tensors, variables, NumPy arrays and Python values to a Tensor.
 
@@ -344,7 +352,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
       raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
                        f"{t.dtype.name}: {value!r}")
     return t
-  if isinstance(value, (list, tuple)) and _contains_tensor(value):
+  if isinstance(value, (list, tuple)) and _contains_tensor_checked(value):
     from tensorlet.ops import array_ops
     return array_ops.stack([convert_to_tensor(v, dtype, dtype_hint) for v in value])
   if dtype is None and dtype_hint is not None and not isinstance(value, (np.ndarray, np.generic)):

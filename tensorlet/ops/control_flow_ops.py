@@ -544,6 +544,12 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     limit = None if maximum_iterations is None else int(maximum_iterations)
     while (limit is None or i < limit):
       c = cond(*vars_)
+      if not (c._dtype is _dt.bool if isinstance(c, Tensor) else
+              isinstance(c, (bool, np.bool_))):
+        # NOTE: checked on every evaluation, not only the first: a truthy string
+        # or list would otherwise loop forever.
+        raise TypeError(f"The cond of a tf.while_loop must return a boolean (a Python bool or "
+                        f"a scalar bool tensor), got {c!r:.80}")
       if not bool(c):
         break
       out = body(*vars_)

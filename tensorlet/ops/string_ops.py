@@ -6,7 +6,6 @@ bytes_split on non-scalars) are implemented for scalar inputs, where the
 result is a dense 1-D tensor, and raise NotImplementedError otherwise.
 """
 import builtins
-import functools
 import re
 
 import numpy as np
@@ -16,6 +15,7 @@ from tensorlet.errors import invalid_argument
 from tensorlet.ops import array_ops
 from tensorlet.ops._common import BOOL, NUMERIC, norm_axis, reduced_shape, same_shape
 from tensorlet.ops.registry import execute, op
+from tensorlet.ops._regex import compile_pattern
 from tensorlet.tensor_shape import TensorShape, broadcast_static
 from tensorlet.tensor import Tensor, convert_to_tensor
 
@@ -400,15 +400,6 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
 
 # ---------------------------------------------------------------- regex
 
-@functools.lru_cache(maxsize=256)
-def _compile(pattern, op_name):
-  try:
-    return re.compile(pattern)
-  except re.error as e:
-    raise invalid_argument(op_name, f"Invalid pattern: {pattern.decode('utf-8', 'replace')}, "
-                           f"error: {e}") from None
-
-
 def _scalar_bytes(v):
   return np.asarray(v, dtype=object).reshape(-1)[0] if np.size(v) == 1 else None
 
@@ -416,7 +407,7 @@ def _scalar_bytes(v):
 @op("RegexFullMatch", dtypes=_STR, shape=lambda i, a: [(i[0].shape, _dt.bool)],
     differentiable=False)
 def RegexFullMatch(input, pattern):  # noqa: A002
-  rx = _compile(_scalar_bytes(pattern), "RegexFullMatch")
+  rx = compile_pattern(_scalar_bytes(pattern), "RegexFullMatch")
   return _map(lambda b: rx.fullmatch(b) is not None, input, np.bool_)
 
 
@@ -455,7 +446,7 @@ def _rewrite_parts(rewrite):
 
 @op("RegexReplace", dtypes=_STR, shape=same_shape, differentiable=False)
 def RegexReplace(input, pattern, rewrite, *, replace_global):  # noqa: A002
-  rx = _compile(_scalar_bytes(pattern), "RegexReplace")
+  rx = compile_pattern(_scalar_bytes(pattern), "RegexReplace")
   parts = _rewrite_parts(_scalar_bytes(rewrite))
   for p in parts:
     if isinstance(p, int) and p > rx.groups:

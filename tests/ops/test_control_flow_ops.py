@@ -640,3 +640,15 @@ def test_gradients_wrt_captured_variables(body, where, sign):
     d2 = np.array([-0.4, 0.1, 0.9])
     h = hvp(tf.constant(d2)).numpy()
     assert np.isclose(np.dot(h, d), np.dot((hi_g - lo_g) / (2 * eps), d2), rtol=1e-3, atol=1e-5)
+
+
+@pytest.mark.parametrize("result", ["abc", [1], object(), None, 1, "tensor_str",
+                                    "tensor_int", "tensor_float"])
+@pytest.mark.parametrize("mode", ["eager", "graph"])
+def test_while_loop_cond_that_is_not_boolean_raises_instead_of_looping(result, mode):
+  value = {"tensor_str": tf.constant("s"), "tensor_int": tf.constant(1),
+           "tensor_float": tf.constant(1.0)}.get(result, result) \
+      if isinstance(result, str) else result
+  loop = lambda: tf.while_loop(lambda i: value, lambda i: i + 1, [0])  # noqa: E731
+  with pytest.raises((TypeError, ValueError)):
+    loop() if mode == "eager" else tf.function(loop)()
