@@ -36,6 +36,32 @@ def broadcast_bool(inputs, attrs):
   return [(broadcast_shape(inputs, attrs)[0][0], _dt.bool)]
 
 
+def as_int(value, op_name, arg, wide=False):
+  """An integer argument (Python or NumPy int, or an integer scalar tensor or
+  array) as a Python int; TF's TypeError naming the op and argument otherwise.
+  Beyond int64 is a ValueError unless `wide` (seeds may be larger)."""
+  v = value
+  if hasattr(v, "numpy") and hasattr(v, "dtype"):
+    v = v.numpy()
+  if isinstance(v, np.ndarray) and v.ndim == 0:
+    v = v[()]
+  if isinstance(v, (int, np.integer)):
+    v = int(v)
+    if not wide and not -2 ** 63 <= v < 2 ** 63:
+      raise ValueError(f"{op_name}: `{arg}` = {v} is out of the int64 range")
+    return v
+  raise TypeError(f"{op_name}: `{arg}` must be an integer (a Python int or an integer scalar "
+                  f"tensor), got {_short(value)}")
+
+
+def _short(value):
+  try:
+    text = repr(value)
+  except Exception:  # noqa: BLE001 - a repr that fails still deserves a message
+    text = f"<{type(value).__name__}>"
+  return text if len(text) <= 80 else text[:77] + "..."
+
+
 def norm_axis(axis, rank, op_name):
   """Axis attribute -> tuple of non-negative ints (None stays None)."""
   if axis is None:
@@ -47,7 +73,7 @@ def norm_axis(axis, rank, op_name):
   axes = axis if isinstance(axis, (list, tuple)) else [axis]
   out = []
   for a in axes:
-    a = int(a)
+    a = as_int(a, op_name, "axis")
     if rank is not None and not -rank <= a < rank:
       raise _axis_error(op_name, a, rank)
     out.append(a % rank if rank else a)

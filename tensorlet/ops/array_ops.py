@@ -8,7 +8,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError, out_of_memory
-from tensorlet.ops._common import ALL, BOOL, NUMERIC, norm_axis, same_shape
+from tensorlet.ops._common import ALL, BOOL, NUMERIC, as_int, norm_axis, same_shape
 from tensorlet.ops.registry import constant_value, convert_inputs, execute, op
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor, constant, convert_to_tensor
@@ -328,7 +328,7 @@ def linspace(start, stop, num, name=None, axis=0):
   """`num` evenly spaced values from `start` to `stop` inclusive."""
   m = _math()
   start, stop = convert_inputs(m.Sub, (start, stop))
-  n = int(constant_value(convert_to_tensor(num)))
+  n = as_int(constant_value(convert_to_tensor(num)), "LinSpace", "num")
   if n == 1:
     return expand_dims(start, axis)
   steps = m.cast(range(n), start.dtype)
@@ -540,11 +540,11 @@ def stack(values, axis=0, name="stack"):
   if not ts:
     raise ValueError("stack expects at least one tensor")
   r = next((t.shape.rank for t in ts if t.shape.rank is not None), None)
-  if r is not None and not -r - 1 <= int(axis) <= r:
+  if r is not None and not -r - 1 <= as_int(axis, "Pack", "axis") <= r:
     raise ValueError(f"Argument `axis` = {axis} not in range [{-r - 1}, {r + 1})")
-  if r is None and int(axis) < 0:
+  if r is None and as_int(axis, "Pack", "axis") < 0:
     raise ValueError(f"stack: a negative axis ({axis}) needs inputs of known rank")
-  ax = int(axis) if r is None else norm_axis(axis, r + 1, "Pack")[0]
+  ax = as_int(axis, "Pack", "axis") if r is None else norm_axis(axis, r + 1, "Pack")[0]
   return execute(Pack, ts, {"axis": ax})
 
 
@@ -577,14 +577,14 @@ def unstack(value, num=None, axis=0, name="unstack"):
   r = x.shape.rank
   if r == 0:
     raise ValueError("Input shape must have rank at least 1, got shape ()")
-  if r is not None and not -r <= int(axis) < r:
+  if r is not None and not -r <= as_int(axis, "Unpack", "axis") < r:
     raise ValueError(f"Argument `axis` = {axis} not in range [{-r}, {r})")
   ax = norm_axis(axis, r, "Unpack")[0]
   if num is None:
     num = x.shape[ax]
     if num is None:
       raise ValueError(f"Cannot infer argument `num` from shape {x.shape}")
-  return list(execute(Unpack, [x], {"num": int(num), "axis": ax}))
+  return list(execute(Unpack, [x], {"num": as_int(num, "Unpack", "num"), "axis": ax}))
 
 
 def _split_shape(inputs, attrs):
@@ -654,7 +654,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
   n = x.shape[ax]
   if isinstance(num_or_size_splits, (int, np.integer)) or (
       isinstance(num_or_size_splits, Tensor) and num_or_size_splits.shape.rank == 0):
-    k = int(num_or_size_splits)
+    k = as_int(num_or_size_splits, "Split", "num_or_size_splits")
     if k <= 0 or (n is not None and n % k):
       raise InvalidArgumentError(None, None, f"Number of ways to split should evenly divide the "
                                  f"split dimension, but got split_dim {ax} (size = {n}) and "
@@ -675,7 +675,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
                                  f"the size of the input along split_dim if not fully "
                                  f"specified.  Got: {sum(sizes)} [Op:SplitV]")
     sz = constant(np.array(sizes, np.int32))
-  k = sz.shape[0] if num is None else int(num)
+  k = sz.shape[0] if num is None else as_int(num, "SplitV", "num")
   if k is None:
     raise ValueError(f"Cannot infer argument `num` from shape {sz.shape}")
   return list(execute(SplitV, [x, sz], {"num_split": k, "axis": ax}))
@@ -706,7 +706,7 @@ def expand_dims(input, axis, name=None):  # noqa: A002
   """Inserts a dimension of size 1 at `axis`."""
   x = convert_to_tensor(input)
   r = x.shape.rank
-  a = int(constant_value(convert_to_tensor(axis)))
+  a = as_int(constant_value(convert_to_tensor(axis)), "ExpandDims", "axis")
   if r is not None and not -r - 1 <= a <= r:
     raise InvalidArgumentError(None, None, f"Tried to expand dim index {a} for tensor with "
                                f"{r} dimensions. [Op:ExpandDims]")
@@ -887,7 +887,7 @@ def gather_nd(params, indices, batch_dims=0, name=None):
   _check_index_dtype(i, "GatherNd")
   if i.shape.rank == 0:
     raise InvalidArgumentError(None, None, "indices must be at least a vector [Op:GatherNd]")
-  bd = int(batch_dims)
+  bd = as_int(batch_dims, "GatherNd", "batch_dims")
   if bd:
     # The batch coordinates are prepended to each index tuple: a plain GatherNd.
     batch = i.shape.as_list()[:bd]
@@ -1171,10 +1171,10 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     dtype = on.dtype if on is not None else (off.dtype if off is not None else _dt.float32)
   on = ones([], dtype) if on is None else on
   off = zeros([], dtype) if off is None else off
-  d = int(constant_value(convert_to_tensor(depth)))
+  d = as_int(constant_value(convert_to_tensor(depth)), "OneHot", "depth")
   if d < 0:
     raise InvalidArgumentError(None, None, f"depth must be non-negative, got: {d} [Op:OneHot]")
-  ax = -1 if axis is None else int(axis)
+  ax = -1 if axis is None else as_int(axis, "OneHot", "axis")
   if i.shape.rank is not None and not -1 <= ax <= i.shape.rank:
     raise InvalidArgumentError(None, None, f"Expected axis to be -1 or between [0, "
                                f"{i.shape.rank + 1}).  But received: {ax} [Op:OneHot]")
@@ -1233,7 +1233,7 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
   """The elements (or slices) of `tensor` where `mask` is True."""
   t = convert_to_tensor(tensor)
   m = convert_to_tensor(mask)
-  ax = 0 if axis is None else int(axis)
+  ax = 0 if axis is None else as_int(axis, "BooleanMask", "axis")
   k = m.shape.rank
   if k == 0:
     raise ValueError("mask cannot be scalar.")
@@ -1543,7 +1543,7 @@ def _(op, dv, di):
 def top_k(input, k=1, sorted=True, index_type=_int32, name=None):  # noqa: A002
   """The `k` largest entries of the last axis and their indices."""
   x = convert_to_tensor(input)
-  k = int(constant_value(convert_to_tensor(k)))
+  k = as_int(constant_value(convert_to_tensor(k)), "TopKV2", "k")
   if k < 0:
     raise InvalidArgumentError(None, None, f"Need k >= 0, got {k} [Op:TopKV2]")
   if x.shape.rank == 0:
@@ -1699,8 +1699,8 @@ def roll(input, shift, axis, name=None):  # noqa: A002
                                f"[Op:Roll]")
   if shifts.dtype.kind not in "iu" or axes.dtype.kind not in "iu":
     raise InvalidArgumentError(None, None, "shift and axis must be integers [Op:Roll]")
-  axes = norm_axis([int(a) for a in axes], x.shape.rank, "Roll")
-  return execute(Roll, [x], {"shift": tuple(int(v) for v in shifts), "axis": axes})
+  axes = norm_axis([as_int(a, "Roll", "axis") for a in axes], x.shape.rank, "Roll")
+  return execute(Roll, [x], {"shift": tuple(as_int(v, "Roll", "shift") for v in shifts), "axis": axes})
 
 
 def sequence_mask(lengths, maxlen=None, dtype=_dt.bool, name=None):

@@ -15,7 +15,7 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.errors import invalid_argument
 from tensorlet.ops import array_ops, math_ops
-from tensorlet.ops._common import BOOL, NUMERIC, same_shape
+from tensorlet.ops._common import BOOL, NUMERIC, as_int, same_shape
 from tensorlet.ops.array_ops import eye, matrix_transpose  # noqa: F401 - tf.linalg re-exports
 from tensorlet.ops.math_ops import matmul
 from tensorlet.ops.registry import constant_value, execute, op
@@ -254,7 +254,7 @@ def tensordot(a, b, axes, name=None):
   if isinstance(axes, Tensor):
     axes = constant_value(axes).tolist()
   if isinstance(axes, (int, np.integer)):
-    n = int(axes)
+    n = as_int(axes, "Tensordot", "axes")
     if n < 0:
       raise ValueError(f"'axes' must be at least 0, got {n}.")
     if n > ra or n > rb:
@@ -550,7 +550,7 @@ def _k(k):
     k = constant_value(k)
   if np.ndim(k):
     raise NotImplementedError("tensorlet supports a single diagonal index k, not a band")
-  return int(k)
+  return as_int(k, "MatrixDiagV3", "k")
 
 
 def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0,
@@ -565,8 +565,8 @@ def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0,
   x = convert_to_tensor(diagonal)
   if x.shape.rank == 0:
     raise invalid_argument("MatrixDiagV3", "diagonal must be at least 1-dim, got shape []")
-  return execute(MatrixDiagV3, [x], {"k": _k(k), "num_rows": int(num_rows),
-                                     "num_cols": int(num_cols),
+  return execute(MatrixDiagV3, [x], {"k": _k(k), "num_rows": as_int(num_rows, "MatrixDiagV3", "num_rows"),
+                                     "num_cols": as_int(num_cols, "MatrixDiagV3", "num_cols"),
                                      "padding_value": padding_value})
 
 
@@ -731,7 +731,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
     numeric = isinstance(ord, (int, float, np.number)) and not isinstance(ord, bool)
     if not (ord == "euclidean" if isinstance(ord, str) else numeric and ord > 0):
       raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
-    axis = None if axis is None else (int(axis),)
+    axis = None if axis is None else (as_int(axis, "Norm", "axis"),)
   x = convert_to_tensor(tensor)
   if is_matrix:
     r = x.shape.rank

@@ -7,7 +7,7 @@ import numpy as np
 from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
-from tensorlet.ops._common import FLOAT
+from tensorlet.ops._common import FLOAT, as_int
 from tensorlet.ops.registry import execute, op
 from tensorlet.tensor import Tensor, convert_to_tensor
 
@@ -236,7 +236,7 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
 
 def assert_rank(x, rank, message=None, name=None):
   t = convert_to_tensor(x)
-  if t.shape.rank is not None and t.shape.rank != int(rank):
+  if t.shape.rank is not None and t.shape.rank != as_int(rank, "assert_rank", "rank"):
     raise ValueError(f"{message + ' ' if message else ''}Tensor must have rank {int(rank)}. "
                      f"Received rank {t.shape.rank}, shape {t.shape}")
 

@@ -6,7 +6,7 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops
-from tensorlet.ops._common import (BOOL, FLOAT, FLOAT_C, INT, NUM_STR, NUMERIC, REAL,
+from tensorlet.ops._common import (BOOL, FLOAT, FLOAT_C, INT, NUMERIC, NUM_STR, REAL, as_int,
                                    broadcast_bool, broadcast_shape, norm_axis, reduced_shape,
                                    same_shape)
 from tensorlet.ops.registry import convert_inputs, execute, op
@@ -976,9 +976,9 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dt.int32,
     raise InvalidArgumentError(None, None, "Input arr must be non-negative! [Op:Bincount]")
   n = int(a.max()) + 1 if a.size else 0
   if minlength is not None:
-    n = max(n, int(minlength))
+    n = max(n, as_int(minlength, "Bincount", "minlength"))
   if maxlength is not None:
-    n = min(n, int(maxlength))
+    n = min(n, as_int(maxlength, "Bincount", "maxlength"))
   w = None if weights is None else np.asarray(convert_to_tensor(weights))
   keep = a < n
   r = np.bincount(a[keep].ravel(), None if w is None else w[keep].ravel(), minlength=n)[:n]
@@ -1000,7 +1000,7 @@ def _segment_shape(inputs, attrs):
 
 def _segment_kernel(ufunc, empty):
   def k(data, segment_ids, num_segments):
-    num_segments = int(num_segments)
+    num_segments = as_int(num_segments, "UnsortedSegment", "num_segments")
     if np.shape(data)[:np.ndim(segment_ids)] != np.shape(segment_ids):
       raise InvalidArgumentError(None, None, f"segment_ids.shape = {_sh(np.shape(segment_ids))} "
                                  f"must be a prefix of data.shape = {_sh(np.shape(data))}")

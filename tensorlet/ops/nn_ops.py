@@ -15,7 +15,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops, math_ops
-from tensorlet.ops._common import FLOAT, NUMERIC, REAL, _dims, same_shape
+from tensorlet.ops._common import FLOAT, NUMERIC, REAL, _dims, as_int, same_shape
 from tensorlet.ops.conv_ops import (  # noqa: F401 - re-exported (tf.nn)
     avg_pool, avg_pool1d, avg_pool2d, conv1d, conv2d, conv2d_transpose, convolution,
     depthwise_conv2d, max_pool, max_pool1d, max_pool2d, separable_conv2d)
@@ -205,7 +205,7 @@ def _(op, dy):
 def _on_axis(od, logits, axis):
   x = convert_inputs(od, (logits,))[0]
   r = x.shape.rank
-  axis = -1 if axis is None else int(axis)
+  axis = -1 if axis is None else as_int(axis, od.name, "axis")
   if axis == -1 or r is None or axis == r - 1:
     return execute(od, [x], {})
   if not -r <= axis < r:

@@ -20,7 +20,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
 from tensorlet.errors import invalid_argument
 from tensorlet.ops import array_ops, math_ops
-from tensorlet.ops._common import FLOAT, REAL
+from tensorlet.ops._common import FLOAT, REAL, as_int
 from tensorlet.ops.registry import execute, op
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import Tensor, convert_to_tensor
@@ -55,7 +55,7 @@ def set_seed(seed):
     >>> tf.random.set_seed(5); bool(tf.reduce_all(a == tf.random.uniform([2])))
     True
   """
-  s = None if seed is None else int(seed)
+  s = None if seed is None else as_int(seed, "set_seed", "seed")
   _STATE.global_seed = s
   _STATE.op_seeds = _pyrandom.Random(s)
   _STATE.streams.clear()
@@ -65,7 +65,7 @@ def get_seed(op_seed):
   """(seed, seed2) for an op from the global seed and `op_seed` (TF's rules)."""
   g = _STATE.global_seed
   if op_seed is not None:
-    op_seed = int(op_seed)
+    op_seed = as_int(op_seed, "random", "seed")
   if g is not None:
     if op_seed is None:
       graph = ctx.graph
@@ -156,7 +156,7 @@ def _int_range(g, dims, lo, hi, name):
 def _multinomial(g, logits, num_samples, out, name):
   if logits.ndim != 2:
     raise invalid_argument(name, f"logits should be a matrix, got shape {list(logits.shape)}")
-  n = int(num_samples)
+  n = as_int(num_samples, "Multinomial", "num_samples")
   if n < 0:
     raise invalid_argument(name, f"num_samples should be nonnegative, got {n}")
   b, c = logits.shape
@@ -602,7 +602,7 @@ def create_rng_state(seed, alg):
   so small seeds give overlapping streams; here they go to the key instead.
   """
   _alg(alg)
-  seed = int(seed)
+  seed = as_int(seed, "create_rng_state", "seed", wide=True)
   words = [(seed >> 64) & _MASK64, (seed >> 128) & _MASK64, seed & _MASK64]
   return np.array(words, np.uint64).view(np.int64)
 

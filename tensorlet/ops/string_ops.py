@@ -13,7 +13,7 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.errors import invalid_argument
 from tensorlet.ops import array_ops
-from tensorlet.ops._common import BOOL, NUMERIC, norm_axis, reduced_shape, same_shape
+from tensorlet.ops._common import BOOL, NUMERIC, as_int, norm_axis, reduced_shape, same_shape
 from tensorlet.ops.registry import execute, op
 from tensorlet.ops._regex import compile_pattern
 from tensorlet.tensor_shape import TensorShape, broadcast_static
@@ -255,7 +255,7 @@ def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002
     raise _ragged("split", x)
   sep_t = convert_to_tensor(b"" if sep is None else _bytes(sep), _string)
   return execute(StringSplitV2, [array_ops.reshape(x, [1]), sep_t],
-                 {"maxsplit": int(maxsplit)})[1]
+                 {"maxsplit": as_int(maxsplit, "StringSplit", "maxsplit")})[1]
 
 
 # ------------------------------------------------------------ conversions
@@ -357,8 +357,8 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
   """
   x = convert_to_tensor(input)
   try:
-    fmt = _as_string_format(x.dtype, int(precision), bool(scientific), bool(shortest),
-                            int(width), fill)
+    fmt = _as_string_format(x.dtype, as_int(precision, "AsString", "precision"), bool(scientific), bool(shortest),
+                            as_int(width, "AsString", "width"), fill)
   except ValueError as e:
     raise invalid_argument("AsString", str(e)) from None
   return execute(AsString, [x], {"fmt": fmt})
@@ -500,7 +500,7 @@ def format(template, inputs, placeholder="{}", summarize=3, name=None):  # noqa:
   else:
     ts = [convert_to_tensor(inputs)]
   return execute(StringFormat, ts, {"template": str(template), "placeholder": str(placeholder),
-                                    "summarize": int(summarize)})
+                                    "summarize": as_int(summarize, "StringFormat", "summarize")})
 
 
 # --------------------------------------------------------------- unicode
@@ -549,7 +549,7 @@ def unicode_decode(input, input_encoding, errors="replace", replacement_char=655
   return execute(UnicodeDecode, [x], {"input_encoding": _encoding_name(input_encoding,
                                                                        "unicode_decode"),
                                       "errors": errors,
-                                      "replacement_char": int(replacement_char)})[1]
+                                      "replacement_char": as_int(replacement_char, "UnicodeDecode", "replacement_char")})[1]
 
 
 @op("UnicodeEncode", dtypes=frozenset({_dt.int32}), differentiable=False,
@@ -589,7 +589,7 @@ def unicode_encode(input, output_encoding, errors="replace", replacement_char=65
   return execute(UnicodeEncode, [x], {"output_encoding": _encoding_name(output_encoding,
                                                                         "unicode_encode"),
                                       "errors": errors,
-                                      "replacement_char": int(replacement_char)})
+                                      "replacement_char": as_int(replacement_char, "UnicodeTranscode", "replacement_char")})
 
 
 def unicode_split(input, input_encoding, errors="replace", replacement_char=65533,  # noqa: A002

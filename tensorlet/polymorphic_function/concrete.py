@@ -205,7 +205,7 @@ class ConcreteFunction:
       run = self._compile()
     res = run(*[t._value for t in tensors])
     g = self.graph
-    if g.structured_outputs is g.output_template[0] and len(res) == 1:
+    if len(res) == 1 and g.structured_outputs is g.output_template[0]:
       return _wrap(res[0])  # the common single-tensor output
     return self._pack([_wrap(r) for r in res])
 
