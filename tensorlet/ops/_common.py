@@ -54,6 +54,23 @@ def as_int(value, op_name, arg, wide=False):
                   f"tensor), got {_short(value)}")
 
 
+def as_str(value, op_name, arg):
+  """A string argument (str, or bytes decoded as UTF-8); TF's TypeError otherwise."""
+  if isinstance(value, bytes):
+    value = value.decode("utf-8", "replace")
+  if not isinstance(value, str):
+    raise TypeError(f"{op_name}: `{arg}` must be a string, got {_short(value)}")
+  return value
+
+
+def as_sequence(value, op_name, arg):
+  """A list/tuple argument of values (tensors, arrays, numbers) as a list; TF's
+  TypeError naming the op and argument for anything that is not a sequence."""
+  if isinstance(value, (list, tuple)):
+    return list(value)
+  raise TypeError(f"{op_name}: `{arg}` must be a list or tuple, got {_short(value)}")
+
+
 def _short(value):
   try:
     text = repr(value)
@@ -78,6 +95,14 @@ def norm_axis(axis, rank, op_name):
       raise _axis_error(op_name, a, rank)
     out.append(a % rank if rank else a)
   return tuple(out)
+
+
+def single_axis(axis, rank, op_name):
+  """One axis (an int, or a list or tensor holding exactly one) as a non-negative int."""
+  axes = norm_axis(axis, rank, op_name)
+  if axes is None or len(axes) != 1:
+    raise TypeError(f"{op_name}: `axis` must be a single integer, got {axis!r:.80}")
+  return axes[0]
 
 
 def _axis_error(op_name, a, rank):

@@ -8,7 +8,8 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError, out_of_memory
-from tensorlet.ops._common import ALL, BOOL, NUMERIC, as_int, norm_axis, same_shape
+from tensorlet.ops._common import (ALL, BOOL, NUMERIC, as_int, as_sequence, as_str, norm_axis,
+                                   same_shape, single_axis)
 from tensorlet.ops.registry import constant_value, convert_inputs, execute, op
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor, constant, convert_to_tensor
@@ -143,7 +144,7 @@ def shape(input, out_type=_int32, name=None):  # noqa: A002
 
 
 def shape_n(input, out_type=_int32, name=None):  # noqa: A002
-  return [shape(x, out_type) for x in input]
+  return [shape(x, out_type) for x in as_sequence(input, "ShapeN", "input")]
 
 
 def size(input, out_type=_int32, name=None):  # noqa: A002
@@ -498,14 +499,16 @@ def _(op, dy):
 
 def concat(values, axis, name="concat"):
   """Joins tensors along an existing `axis`."""
-  ts = convert_inputs(ConcatV2, list(values))
+  if isinstance(values, Tensor):
+    values = [values]    # as TF: one tensor is a list of one
+  ts = convert_inputs(ConcatV2, as_sequence(values, "ConcatV2", "values"))
   if not ts:
     raise ValueError("concat expects at least one tensor")
   r = ts[0].shape.rank
   if r == 0:
     raise InvalidArgumentError(None, None, "Can't concatenate scalars (use tf.stack instead) "
                                "[Op:ConcatV2]")
-  ax = norm_axis(axis, r, "ConcatV2")[0]
+  ax = single_axis(axis, r, "ConcatV2")
   if len(ts) == 1:
     return identity(ts[0])
   return execute(ConcatV2, ts, {"axis": ax})
@@ -536,7 +539,8 @@ def _(op, dy):
 
 def stack(values, axis=0, name="stack"):
   """Stacks same-shaped tensors along a new `axis`."""
-  ts = convert_inputs(Pack, list(values))
+  ts = convert_inputs(Pack, values if isinstance(values, Tensor) and values.shape.rank else
+                      as_sequence(values, "Pack", "values"))
   if not ts:
     raise ValueError("stack expects at least one tensor")
   r = next((t.shape.rank for t in ts if t.shape.rank is not None), None)
@@ -544,7 +548,7 @@ def stack(values, axis=0, name="stack"):
     raise ValueError(f"Argument `axis` = {axis} not in range [{-r - 1}, {r + 1})")
   if r is None and as_int(axis, "Pack", "axis") < 0:
     raise ValueError(f"stack: a negative axis ({axis}) needs inputs of known rank")
-  ax = as_int(axis, "Pack", "axis") if r is None else norm_axis(axis, r + 1, "Pack")[0]
+  ax = as_int(axis, "Pack", "axis") if r is None else single_axis(axis, r + 1, "Pack")
   return execute(Pack, ts, {"axis": ax})
 
 
@@ -579,7 +583,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
     raise ValueError("Input shape must have rank at least 1, got shape ()")
   if r is not None and not -r <= as_int(axis, "Unpack", "axis") < r:
     raise ValueError(f"Argument `axis` = {axis} not in range [{-r}, {r})")
-  ax = norm_axis(axis, r, "Unpack")[0]
+  ax = single_axis(axis, r, "Unpack")
   if num is None:
     num = x.shape[ax]
     if num is None:
@@ -650,7 +654,7 @@ def _(op, *dys):
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
   """Splits `value` along `axis` into equal parts or parts of the given sizes."""
   x = convert_to_tensor(value)
-  ax = norm_axis(axis, x.shape.rank, "SplitV")[0]
+  ax = single_axis(axis, x.shape.rank, "SplitV")
   n = x.shape[ax]
   if isinstance(num_or_size_splits, (int, np.integer)) or (
       isinstance(num_or_size_splits, Tensor) and num_or_size_splits.shape.rank == 0):
@@ -843,7 +847,7 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     raise InvalidArgumentError(None, None, f"Expected batch_dims in the range [{-ir}, {ir}], but "
                                f"got {batch_dims} [Op:GatherV2]")
   bd = batch_dims + ir if batch_dims < 0 else batch_dims
-  ax = norm_axis(bd if axis is None else axis, r, "GatherV2")[0]
+  ax = single_axis(bd if axis is None else axis, r, "GatherV2")
   if ax < bd:
     raise InvalidArgumentError(None, None, f"batch_dims ({bd}) must be less than or equal to "
                                f"axis ({ax}). [Op:GatherV2]")
@@ -1107,7 +1111,7 @@ def _(op, ddx):
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
   """Pads `tensor` by `paddings[i] = [before, after]` along each axis."""
   x = convert_to_tensor(tensor)
-  mode = mode.upper()
+  mode = as_str(mode, "Pad", "mode").upper()
   if mode not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
     raise ValueError(f"Value of argument `mode` expected to be one of \"CONSTANT\", "
                      f"\"REFLECT\", or \"SYMMETRIC\". Received: mode={mode}")
@@ -1488,13 +1492,27 @@ def strided_slice_index(tensor, key):
   return execute(StridedSlice, [x] + extra, {"spec": tuple(spec)})
 
 
+def _slice_arg(v, arg):
+  cv = constant_value(convert_to_tensor(v))
+  if cv is None or np.ndim(cv) > 1 or np.asarray(cv).dtype.kind not in "iu":
+    raise TypeError(f"StridedSlice: `{arg}` must be a list or 1-D tensor of integers known at "
+                    f"trace time, got {v!r:.80}")
+  return [int(x) for x in np.reshape(cv, [-1])]
+
+
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
                   new_axis_mask=0, shrink_axis_mask=0, name=None):
   """TF's mask-based strided slice, turned into the index spec `x[...]` uses."""
-  b = [int(v) for v in np.reshape(constant_value(convert_to_tensor(begin)), [-1])]
-  e = [int(v) for v in np.reshape(constant_value(convert_to_tensor(end)), [-1])]
-  s = [1] * len(b) if strides is None else \
-      [int(v) for v in np.reshape(constant_value(convert_to_tensor(strides)), [-1])]
+  b, e = _slice_arg(begin, "begin"), _slice_arg(end, "end")
+  s = [1] * len(b) if strides is None else _slice_arg(strides, "strides")
+  if not len(b) == len(e) == len(s):
+    raise InvalidArgumentError(None, None, f"Expected begin, end, and strides to be 1D equal "
+                               f"size tensors, but got shapes [{len(b)}], [{len(e)}], and "
+                               f"[{len(s)}] instead. [Op:StridedSlice]")
+  masks = {"begin_mask": begin_mask, "end_mask": end_mask, "ellipsis_mask": ellipsis_mask,
+           "new_axis_mask": new_axis_mask, "shrink_axis_mask": shrink_axis_mask}
+  begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask = (
+      as_int(v, "StridedSlice", k) for k, v in masks.items())
   key = []
   for i in builtins.range(len(b)):
     bit = 1 << i
@@ -1563,7 +1581,7 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
   r = x.shape.rank
   if r == 0:
     raise InvalidArgumentError(None, None, "input must be at least rank 1 [Op:Sort]")
-  ax = norm_axis(axis, r, "Sort")[0]
+  ax = single_axis(axis, r, "Sort")
   if ax != r - 1:  # sort along the last axis, between two transposes
     perm = list(builtins.range(r))
     perm[ax], perm[-1] = perm[-1], perm[ax]
@@ -1577,7 +1595,7 @@ def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
   if direction not in ("ASCENDING", "DESCENDING"):
     raise ValueError(f'`direction` must be one of "ASCENDING" or "DESCENDING", got {direction!r}')
   x = convert_to_tensor(values)
-  ax = norm_axis(axis, x.shape.rank, "ArgSort")[0]
+  ax = single_axis(axis, x.shape.rank, "ArgSort")
   return execute(ArgSort, [x], {"axis": ax, "descending": direction == "DESCENDING"})
 
 
@@ -1646,7 +1664,7 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002
   if axis is None:
     x = reshape(x, [-1])
     axis = 0
-  ax = norm_axis(axis, x.shape.rank, "Repeat")[0]
+  ax = single_axis(axis, x.shape.rank, "Repeat")
   n = x.shape[ax]
   reps = np.asarray(constant_value(convert_to_tensor(repeats)))
   if reps.dtype.kind not in "iu" or reps.ndim > 1 or (
@@ -1834,8 +1852,8 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
   """Reverses the first `seq_lengths[b]` entries along `seq_axis` of each batch entry b."""
   x = convert_to_tensor(input)
   r = x.shape.rank
-  sa = norm_axis(1 if seq_axis is None else seq_axis, r, "ReverseSequence")[0]
-  ba = norm_axis(0 if batch_axis is None else batch_axis, r, "ReverseSequence")[0]
+  sa = single_axis(1 if seq_axis is None else seq_axis, r, "ReverseSequence")
+  ba = single_axis(0 if batch_axis is None else batch_axis, r, "ReverseSequence")
   if sa == ba:
     raise InvalidArgumentError(None, None, "seq_axis and batch_axis must differ "
                                "[Op:ReverseSequence]")

@@ -20,6 +20,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.polymorphic_function import trace
+from tensorlet.ops._common import as_sequence
 from tensorlet.ops.registry import execute, op
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
@@ -374,7 +375,12 @@ def _check_dtypes(a, b):
 
 def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
   """The function of the first true predicate (or `default`)."""
-  pairs = list(pred_fn_pairs.items()) if isinstance(pred_fn_pairs, dict) else list(pred_fn_pairs)
+  pairs = list(pred_fn_pairs.items()) if isinstance(pred_fn_pairs, dict) else \
+      as_sequence(pred_fn_pairs, "case", "pred_fn_pairs")
+  for pair in pairs:
+    if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+      raise TypeError(f"case: each of `pred_fn_pairs` must be a (predicate, callable) pair, "
+                      f"got {pair!r:.80}")
   for p, f in pairs:
     if not callable(f):
       raise TypeError(f"fn for pred {p!r} must be callable.")
@@ -395,7 +401,8 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
 
 def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
   """Calls `branch_fns[branch_index]` (or `default` when out of range)."""
-  fns = dict(branch_fns) if isinstance(branch_fns, dict) else dict(enumerate(branch_fns))
+  fns = dict(branch_fns) if isinstance(branch_fns, dict) else \
+      dict(enumerate(as_sequence(branch_fns, "switch_case", "branch_fns")))
   keys = sorted(fns)
   if not keys:
     raise ValueError("branch_fns must not be empty")

@@ -21,7 +21,7 @@ from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError, UnimplementedError
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
-from tensorlet.ops._common import FLOAT, REAL, _dims
+from tensorlet.ops._common import FLOAT, REAL, _dims, as_int
 from tensorlet.ops.array_ops import _const_shape
 from tensorlet.ops.registry import convert_inputs, execute, op
 from tensorlet.tensor_shape import TensorShape
@@ -401,7 +401,12 @@ def _get_sequence(value, n, channel_index, name):
     return [1] * (n + 2)
   if isinstance(value, Tensor):
     value = value.numpy().tolist()
-  value = [value] if isinstance(value, numbers.Integral) else [int(v) for v in value]
+  if isinstance(value, numbers.Integral):
+    value = [value]
+  elif isinstance(value, (list, tuple)):
+    value = [as_int(v, name, name) for v in value]
+  else:
+    raise TypeError(f"`{name}` must be an integer or a list of integers, got {value!r:.80}")
   if len(value) == n + 2:
     return value
   if len(value) == 1:
@@ -424,7 +429,7 @@ def _padding_attrs(padding, nchw, what="padding"):
         raise ValueError(f"When `padding` is a list, each element of `padding` must be a "
                          f"list/tuple of size 2. Received: padding={padding} with element at "
                          f"index {i}")
-      flat.append((int(p[0]), int(p[1])))
+      flat.append((as_int(p[0], what, what), as_int(p[1], what, what)))
     if len(flat) != 4:
       raise ValueError(f"When padding is a list, it must be of size 4. Received: "
                        f"padding={padding} of size {len(flat)}")

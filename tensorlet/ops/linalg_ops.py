@@ -15,7 +15,7 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.errors import invalid_argument
 from tensorlet.ops import array_ops, math_ops
-from tensorlet.ops._common import BOOL, NUMERIC, as_int, same_shape
+from tensorlet.ops._common import BOOL, NUMERIC, as_int, as_str, same_shape
 from tensorlet.ops.array_ops import eye, matrix_transpose  # noqa: F401 - tf.linalg re-exports
 from tensorlet.ops.math_ops import matmul
 from tensorlet.ops.registry import constant_value, execute, op
@@ -91,7 +91,7 @@ def _parse_einsum(equation, shapes):
   Returns (input subscripts, output subscripts, per-operand broadcast shapes or None).
   Ellipsis dimensions get fresh labels, aligned from the right as NumPy does.
   """
-  eq = equation.replace(" ", "")
+  eq = as_str(equation, "Einsum", "equation").replace(" ", "")
   lhs, arrow, rhs = eq.partition("->")
   subs = lhs.split(",")
   if len(subs) != len(shapes):
@@ -262,9 +262,12 @@ def tensordot(a, b, axes, name=None):
                        f"{a if n > ra else b}.")
     ax_a, ax_b = list(range(ra - n, ra)), list(range(n))
   else:
-    if len(axes) != 2:
-      raise ValueError(f"'axes' must be an integer or have length 2, got {axes!r}.")
-    ax_a, ax_b = ([int(v)] if np.ndim(v) == 0 else [int(i) for i in v] for v in axes)
+    if not isinstance(axes, (list, tuple)) or len(axes) != 2:
+      raise ValueError(f"'axes' must be an integer or have length 2, got {axes!r:.80}.")
+    ax_a, ax_b = ([as_int(v, "Tensordot", "axes")] if np.ndim(v) == 0 else
+                  [as_int(i, "Tensordot", "axes") for i in v] for v in axes)
+    if ra == 0 or rb == 0:
+      raise ValueError("tensordot: contraction axes given for a scalar operand")
     if len(ax_a) != len(ax_b):
       raise ValueError(f"Different number of contraction axes 'a' and 'b', {len(ax_a)} != "
                        f"{len(ax_b)}.")

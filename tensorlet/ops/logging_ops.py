@@ -7,7 +7,7 @@ import numpy as np
 from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
-from tensorlet.ops._common import FLOAT, as_int
+from tensorlet.ops._common import FLOAT, as_int, as_sequence
 from tensorlet.ops.registry import execute, op
 from tensorlet.tensor import Tensor, convert_to_tensor
 
@@ -163,7 +163,7 @@ def Assert_(condition, data, summarize=None, name=None):
   """Raises InvalidArgumentError showing `data` when `condition` is False."""
   c = convert_to_tensor(condition)
   ts, texts = [], []
-  for d in data:
+  for d in as_sequence(data, "Assert", "data"):
     if isinstance(d, (str, bytes)):
       texts.append(d.decode() if isinstance(d, bytes) else d)
     else:

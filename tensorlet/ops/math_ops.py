@@ -7,8 +7,8 @@ from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops
 from tensorlet.ops._common import (BOOL, FLOAT, FLOAT_C, INT, NUMERIC, NUM_STR, REAL, as_int,
-                                   broadcast_bool, broadcast_shape, norm_axis, reduced_shape,
-                                   same_shape)
+                                   as_sequence, broadcast_bool, broadcast_shape, norm_axis,
+                                   reduced_shape, same_shape, single_axis)
 from tensorlet.ops.registry import convert_inputs, execute, op
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor, constant, convert_to_tensor
@@ -633,6 +633,9 @@ def _(op, dy):
 
 def add_n(inputs, name=None):
   """Sum of a list of tensors of the same shape and dtype."""
+  if isinstance(inputs, Tensor):
+    inputs = [inputs]
+  inputs = as_sequence(inputs, "AddN", "inputs")
   if not inputs:
     raise ValueError("inputs must be an iterable of at least one Tensor/IndexedSlices with the "
                      "same dtype and shape")
@@ -818,7 +821,7 @@ def _(op, dy):
 def _cum_public(od, name):
   def f(x, axis=0, exclusive=False, reverse=False, name=None):
     x = convert_to_tensor(x)
-    ax = norm_axis(axis, x.shape.rank, od.name)[0]
+    ax = single_axis(axis, x.shape.rank, od.name)
     return execute(od, [x], {"axis": ax, "exclusive": bool(exclusive), "reverse": bool(reverse)})
   f.__name__ = f.__qualname__ = name
   f.__doc__ = f"tf.math.{name} along `axis`, optionally exclusive and/or reversed."
@@ -849,7 +852,7 @@ def ArgMin(x, *, axis, output_type):
 def _arg_public(od, name):
   def f(input, axis=None, output_type=_dt.int64, name=None):  # noqa: A002
     x = convert_to_tensor(input)
-    ax = norm_axis(0 if axis is None else axis, x.shape.rank, od.name)[0]
+    ax = single_axis(0 if axis is None else axis, x.shape.rank, od.name)
     if x.shape[ax] == 0:
       raise InvalidArgumentError(None, None, f"Reduction axis {ax} is empty in shape "
                                  f"{x.shape} [Op:{od.name}]")
@@ -959,7 +962,7 @@ def xlogy(x, y, name=None):
 def polyval(coeffs, x, name=None):
   x = convert_to_tensor(x)
   r = array_ops.zeros_like(x)
-  for c in coeffs:
+  for c in as_sequence(coeffs, "polyval", "coeffs"):
     r = r * x + c
   return r
 

@@ -15,7 +15,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops, math_ops
-from tensorlet.ops._common import FLOAT, NUMERIC, REAL, _dims, as_int, same_shape
+from tensorlet.ops._common import FLOAT, NUMERIC, REAL, _dims, as_int, as_str, same_shape
 from tensorlet.ops.conv_ops import (  # noqa: F401 - re-exported (tf.nn)
     avg_pool, avg_pool1d, avg_pool2d, conv1d, conv2d, conv2d_transpose, convolution,
     depthwise_conv2d, max_pool, max_pool1d, max_pool2d, separable_conv2d)
@@ -480,6 +480,8 @@ def _(op, dy):
 def bias_add(value, bias, data_format=None, name=None):
   """Adds the 1-D `bias` along the channel axis of `value` (last, or 1 for "NC...")."""
   v, b = convert_inputs(BiasAdd, (value, bias))
+  if data_format is not None:
+    data_format = as_str(data_format, "BiasAdd", "data_format")
   if data_format is not None and data_format.startswith("NC"):
     return execute(BiasAdd, [v, b], {"data_format": "NCHW"})
   if data_format is not None and not (data_format.startswith("N") and data_format.endswith("C")):

@@ -13,7 +13,7 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.errors import invalid_argument
 from tensorlet.ops import array_ops
-from tensorlet.ops._common import BOOL, NUMERIC, as_int, norm_axis, reduced_shape, same_shape
+from tensorlet.ops._common import BOOL, NUMERIC, as_int, as_sequence, as_str, norm_axis, reduced_shape, same_shape
 from tensorlet.ops.registry import execute, op
 from tensorlet.ops._regex import compile_pattern
 from tensorlet.tensor_shape import TensorShape, broadcast_static
@@ -92,7 +92,7 @@ def join(inputs, separator="", name=None):
   if isinstance(inputs, Tensor):
     raise TypeError("tf.strings.join expects a list of string tensors; use "
                     "tf.strings.reduce_join to join the elements of one tensor.")
-  ts = [_strings(x, "join") for x in inputs]
+  ts = [_strings(x, "join") for x in as_sequence(inputs, "StringJoin", "inputs")]
   if not ts:
     raise ValueError("tf.strings.join needs at least one input")
   return execute(StringJoin, ts, {"separator": _bytes(separator)})
@@ -528,7 +528,7 @@ def UnicodeDecode(input, *, input_encoding, errors, replacement_char):  # noqa: 
 
 
 def _encoding_name(encoding, fn):
-  enc = encoding.upper().replace("_", "-")
+  enc = as_str(encoding, fn, "encoding").upper().replace("_", "-")
   if enc not in ("UTF-8", "UTF-16-BE", "UTF-32-BE"):
     raise ValueError(f"{fn}: unsupported encoding {encoding!r} (UTF-8, UTF-16-BE, UTF-32-BE)")
   return enc.lower()
