@@ -92,6 +92,9 @@ def _pack(template, flat, pos):
 
 
 def pack_sequence_as(structure, flat_sequence, expand_composites=False):
+  if not isinstance(flat_sequence, (list, tuple)) and not hasattr(flat_sequence, "__iter__"):
+    raise TypeError(f"Attempted to pack value:\n  {flat_sequence!r:.80}\ninto a structure, but "
+                    f"found incompatible type `{type(flat_sequence).__name__}` instead.")
   flat_sequence = list(flat_sequence)
   n = len(flatten(structure))
   if n != len(flat_sequence):

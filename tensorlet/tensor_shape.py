@@ -14,6 +14,9 @@ class TensorShape:
     else:
       if isinstance(dims, int):
         dims = (dims,)
+      if isinstance(dims, (str, bytes)) or not hasattr(dims, "__iter__"):
+        raise TypeError(f"A shape must be a list of dimensions (ints or None), a TensorShape "
+                        f"or None; got {dims!r:.80}")
       out = []
       for d in dims:
         if d is None:

@@ -336,9 +336,10 @@ def linspace(start, stop, num, name=None, axis=0):
   delta = (stop - start) / m.cast(n - 1, start.dtype)
   shp = [n] + [1] * (start.shape.rank or 0)
   r = expand_dims(start, 0) + reshape(steps, shp) * expand_dims(delta, 0)
+  axis = single_axis(axis, r.shape.rank, "LinSpace")
   if axis != 0:
     perm = list(builtins.range(1, r.shape.rank))
-    perm.insert(axis % r.shape.rank, 0)
+    perm.insert(axis, 0)
     r = transpose(r, perm)
   return r
 
@@ -346,7 +347,14 @@ def linspace(start, stop, num, name=None, axis=0):
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dt.float32, name=None):
   """Identity matrix (or a batch of them)."""
   dtype = _dt.as_dtype(dtype)
-  rows, cols = int(num_rows), int(num_rows if num_columns is None else num_columns)
+  rows = as_int(num_rows, "Eye", "num_rows")
+  cols = rows if num_columns is None else as_int(num_columns, "Eye", "num_columns")
+  if rows < 0 or cols < 0:
+    raise InvalidArgumentError(None, None, f"Eye: num_rows and num_columns must be >= 0, got "
+                               f"{rows} and {cols} [Op:Eye]")
+  if batch_shape is not None:
+    batch_shape = [as_int(d, "Eye", "batch_shape") for d in
+                   as_sequence(batch_shape, "Eye", "batch_shape")]
   try:
     m = np.eye(rows, cols, dtype=dtype._np)
     if batch_shape is not None:
@@ -1874,6 +1882,7 @@ def unique_with_counts(x, out_idx=_int32, name=None):
 def histogram_fixed_width(values, value_range, nbins=100, dtype=_int32, name=None):
   """Counts of `values` in `nbins` equal bins over `value_range` (outliers go to the ends)."""
   m = _math()
+  nbins = nbins if isinstance(nbins, Tensor) else as_int(nbins, "HistogramFixedWidth", "nbins")
   v = convert_to_tensor(values)
   lo_hi = convert_to_tensor(value_range, v.dtype)
   lo, hi = lo_hi[0], lo_hi[1]

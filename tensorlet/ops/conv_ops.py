@@ -21,7 +21,7 @@ from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError, UnimplementedError
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
-from tensorlet.ops._common import FLOAT, REAL, _dims, as_int
+from tensorlet.ops._common import FLOAT, REAL, _dims, as_int, as_sequence
 from tensorlet.ops.array_ops import _const_shape
 from tensorlet.ops.registry import convert_inputs, execute, op
 from tensorlet.tensor_shape import TensorShape
@@ -494,7 +494,9 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
   if isinstance(output_shape, Tensor):
     shape = _a.gather(output_shape, [0, 2, 3, 1]) if nchw else output_shape
   else:
-    shape = convert_to_tensor(np.array(_to_nhwc([int(d) for d in output_shape], nchw), np.int32))
+    dims = [as_int(d, "Conv2DBackpropInput", "output_shape") for d in
+            as_sequence(output_shape, "Conv2DBackpropInput", "output_shape")]
+    shape = convert_to_tensor(np.array(_to_nhwc(dims, nchw), np.int64))
   attrs = _conv_attrs(strides, padding, dilations, nchw)
   return _back(execute(Conv2DBackpropInput, [shape, f, _nhwc(y, nchw)], attrs), nchw)
 

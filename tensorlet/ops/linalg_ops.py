@@ -644,8 +644,8 @@ def _(op, dy):
 def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
   """Keeps `num_lower` sub- and `num_upper` superdiagonals (negative: all), zeroes the rest."""
   x = convert_to_tensor(input)
-  lo, up = (int(constant_value(v) if isinstance(v, Tensor) else v)
-            for v in (num_lower, num_upper))
+  lo, up = (as_int(constant_value(v) if isinstance(v, Tensor) else v, "MatrixBandPart", arg)
+            for v, arg in ((num_lower, "num_lower"), (num_upper, "num_upper")))
   return execute(MatrixBandPart, [x], {"num_lower": lo, "num_upper": up})
 
 

@@ -172,6 +172,15 @@ def Assert_(condition, data, summarize=None, name=None):
   return execute(Assert, [c] + ts, {"message": msg, "summarize": summarize or 3})
 
 
+def _message(message, where):
+  """The `message` argument of the assertions: a string (or bytes)."""
+  if isinstance(message, bytes):
+    return message.decode("utf-8", "replace")
+  if not isinstance(message, str):
+    raise TypeError(f"assert {where}: `message` must be a string, got {message!r:.80}")
+  return message
+
+
 def _assert_cmp(fn, symbol):
   def check(x, y, message=None, summarize=None, name=None):
     from tensorlet.ops.registry import convert_inputs
@@ -186,7 +195,7 @@ def _assert_cmp(fn, symbol):
         raise ValueError(f"Shapes {x.shape} and {y.shape} are incompatible (in "
                          f"assert {symbol})") from None
     cond = math_ops.reduce_all(fn(x, y))
-    prefix = (message + "\n") if message else ""
+    prefix = (_message(message, symbol) + "\n") if message else ""
     return Assert_(cond, [f"{prefix}Condition x {symbol} y did not hold element-wise:",
                           "x =", x, "y =", y], summarize=summarize)
   return check
@@ -230,20 +239,27 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
   atol = 10 * eps if atol is None else atol
   tol = atol + rtol * math_ops.abs(y)
   cond = math_ops.reduce_all(math_ops.less_equal(math_ops.abs(x - y), tol))
-  return Assert_(cond, [(message + "\n" if message else "") + "x and y not equal to tolerance "
+  return Assert_(cond, [(_message(message, "near") + "\n" if message else "") + "x and y not equal to tolerance "
                         f"rtol = {rtol}, atol = {atol}", "x =", x, "y =", y])
 
 
 def assert_rank(x, rank, message=None, name=None):
   t = convert_to_tensor(x)
   if t.shape.rank is not None and t.shape.rank != as_int(rank, "assert_rank", "rank"):
-    raise ValueError(f"{message + ' ' if message else ''}Tensor must have rank {int(rank)}. "
+    raise ValueError(f"{_message(message, 'rank') + ' ' if message else ''}Tensor must have rank {int(rank)}. "
                      f"Received rank {t.shape.rank}, shape {t.shape}")
 
 
 def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
   sizes = {}
-  for x, spec in shapes:
+  pairs = list(shapes.items()) if isinstance(shapes, dict) else \
+      as_sequence(shapes, "assert_shapes", "shapes")
+  for pair in pairs:
+    if not isinstance(pair, (list, tuple)) or len(pair) != 2 or \
+        not isinstance(pair[1], (list, tuple, str)):
+      raise TypeError(f"assert_shapes: each of `shapes` must be a (tensor, shape spec) pair, "
+                      f"got {pair!r:.80}")
+  for x, spec in pairs:
     t = convert_to_tensor(x)
     dims = t.shape.as_list()
     if len(dims) != len(spec):
@@ -263,7 +279,7 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
 def assert_type(tensor, tf_type, message=None, name=None):
   t = convert_to_tensor(tensor)
   if t.dtype is not _dt.as_dtype(tf_type):
-    raise TypeError(f"{message + ' ' if message else ''}{t!r} must be of type "
+    raise TypeError(f"{_message(message, 'type') + ' ' if message else ''}{t!r} must be of type "
                     f"{_dt.as_dtype(tf_type)!r}; got {t.dtype!r}")
 
 

@@ -1076,7 +1076,7 @@ def _unsorted_public(od, name):
                                  f"not in the list of allowed values: int32, int64 "
                                  f"[Op:{od.name}]")
     n = num_segments if isinstance(num_segments, Tensor) else convert_to_tensor(
-        int(num_segments), ids.dtype)
+        as_int(num_segments, od.name, "num_segments"), ids.dtype)
     return execute(od, [x, ids, n], {})
   f.__name__ = f.__qualname__ = name
   f.__doc__ = (f"tf.math.{name}: reduces the rows of `data` with equal `segment_ids` into "

@@ -15,7 +15,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops, math_ops
-from tensorlet.ops._common import FLOAT, NUMERIC, REAL, _dims, as_int, as_str, same_shape
+from tensorlet.ops._common import FLOAT, NUMERIC, REAL, _dims, as_int, as_str, same_shape, single_axis
 from tensorlet.ops.conv_ops import (  # noqa: F401 - re-exported (tf.nn)
     avg_pool, avg_pool1d, avg_pool2d, conv1d, conv2d, conv2d_transpose, convolution,
     depthwise_conv2d, max_pool, max_pool1d, max_pool2d, separable_conv2d)
@@ -360,6 +360,8 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
   x, back = _precise(logits)
   y = _m.cast(convert_to_tensor(labels), x.dtype)
   r = x.shape.rank
+  if axis not in (-1, None) and r is not None:
+    axis = single_axis(axis, r, "SoftmaxCrossEntropyWithLogits")
   if axis not in (-1, None) and r is not None and axis % r != r - 1:
     perm = [i for i in range(r) if i != axis % r] + [axis % r]
     x, y = _a.transpose(x, perm), _a.transpose(y, perm)
@@ -419,7 +421,7 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
 def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
   """Sigmoid cross-entropy with the positive term weighted by `pos_weight`."""
   z, x = _same_shape_xent(labels, logits)
-  log_weight = (pos_weight - 1) * z + 1
+  log_weight = (convert_to_tensor(pos_weight, dtype_hint=x.dtype) - 1) * z + 1
   return (1 - z) * x + log_weight * (_m.log1p(_m.exp(_m.negative(_m.abs(x)))) +
                                      relu(_m.negative(x)))
 

@@ -584,7 +584,7 @@ def _alg(alg):
   if isinstance(alg, str):
     a = _ALG_NAMES.get(alg.lower())
   else:
-    a = int(getattr(alg, "value", alg))
+    a = as_int(getattr(alg, "value", alg), "random", "alg")
     a = a if a in (1, 2, 3) else None
   if a is None:
     raise ValueError(f"Argument `alg` got unsupported value {alg}. Supported values are "

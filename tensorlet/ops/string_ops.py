@@ -322,6 +322,7 @@ def _as_string_format(dtype, precision, scientific, shortest, width, fill):
     raise ValueError(f"precision not supported for datatype {dtype.name}")
   if scientific and shortest:
     raise ValueError("Cannot select both scientific and shortest notation")
+  fill = as_str(fill, "AsString", "fill")
   if len(fill) > 1:
     raise ValueError("Fill string must be one or fewer characters")
   if fill and fill not in " +-0#":

@@ -1,0 +1,35 @@
+"""The fuzzer's short seeded run (the full run: `python tests/fuzz/fuzz_api.py`).
+
+Bad values go to every public function of the main namespaces, eagerly and in
+a tf.function, in a worker subprocess: no call may crash the interpreter or
+hang, and fewer than 1 % may raise anything but TF's exception types in
+tensorlet's own words (the full run is at 0.1 %)."""
+import os
+import random
+
+import tensorlet as tf
+import fuzz_api
+
+SAMPLE = int(os.environ.get("TENSORLET_FUZZ_SAMPLE", "4000"))
+
+
+def test_bad_input_never_crashes_hangs_or_leaks_internal_errors():
+  calls = fuzz_api.all_calls(tf)
+  assert len(calls) > 20_000   # the sample below is drawn from the whole API
+  sample = sorted(random.Random(0).sample(calls, min(SAMPLE, len(calls))))
+  results = fuzz_api.fuzz(sample, fuzz_api.describe(tf))
+  total, counts, leaked_pct = fuzz_api.summary(results)
+  assert total == len(sample), counts
+  assert not results.get("crash"), results["crash"]
+  assert not results.get("hang"), results["hang"]
+  assert leaked_pct < 1.0, "\n".join(f"{n}: {d}" for n, d in results["leaked"])
+  assert counts.get("typed", 0) > total // 2    # the bad values really were bad
+
+
+def test_the_classifier_tells_leaked_from_typed_errors():
+  assert fuzz_api._classify(tf, tf.errors.InvalidArgumentError(None, None, "bad axis"))[0] == \
+      "typed"
+  assert fuzz_api._classify(tf, TypeError("Pad: `mode` must be a string"))[0] == "typed"
+  assert fuzz_api._classify(tf, TypeError("'int' object is not iterable"))[0] == "leaked"
+  assert fuzz_api._classify(tf, IndexError("tuple index out of range"))[0] == "leaked"
+  assert fuzz_api._classify(tf, AttributeError("x"))[0] == "leaked"
