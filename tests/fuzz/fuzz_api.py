@@ -55,7 +55,9 @@ def public_callables(tf):
   out = {}
   for ns in NAMESPACES:
     mod = getattr(tf, ns) if ns else tf
-    for name in dir(mod):
+    # NOTE: names a namespace loads lazily are listed too, so the list does not
+    # depend on what this process happened to touch before.
+    for name in sorted(set(dir(mod)) | set(getattr(mod, "_LAZY_ATTRS", ()))):
       if name.startswith("_"):
         continue
       qual = f"{ns}.{name}" if ns else name
@@ -148,10 +150,10 @@ def bad_values(tf):
 
 
 def all_calls(tf):
-  """Every call as (callable index, parameter index, bad value index, mode)."""
+  """Every call as (qualified name, parameter index, bad value index, mode)."""
   calls = []
   nbad = len(bad_values(tf))
-  for ci, (_, fn) in enumerate(public_callables(tf)):
+  for ci, fn in public_callables(tf):
     params = _params(fn)
     if not params and not _takes_varargs(fn):
       continue     # nothing to give a bad value to
@@ -183,9 +185,16 @@ def _classify(tf, e):
   return "leaked", f"{name}: {str(e)[:200]}"
 
 
-def run_call(tf, table, bads, call):
-  ci, pi, bi, mode = call
-  qual, fn = table[ci]
+def resolve(tf, qual):
+  obj = tf
+  for part in qual.split("."):
+    obj = getattr(obj, part)
+  return obj
+
+
+def run_call(tf, bads, call):
+  qual, pi, bi, mode = call
+  fn = resolve(tf, qual)
   params = _params(fn)
   # Required parameters get plausible values, the others their defaults; then
   # parameter `pi` gets the bad value.
@@ -222,7 +231,6 @@ def worker():
   import warnings
   warnings.simplefilter("ignore")
   import tensorlet as tf
-  table = public_callables(tf)
   bads = bad_values(tf)
   signal.signal(signal.SIGALRM, _on_alarm)
   out = sys.stdout
@@ -232,7 +240,7 @@ def worker():
     call = tuple(json.loads(line))
     signal.setitimer(signal.ITIMER_REAL, PER_CALL_S)
     try:
-      status, detail = run_call(tf, table, bads, call)
+      status, detail = run_call(tf, bads, call)
     except _Hang:
       status, detail = "hang", ""
     finally:
@@ -287,13 +295,11 @@ def fuzz(calls, names, budget_s=None, hard_timeout_s=PER_CALL_S + 20):
 
 
 def describe(tf):
-  table = public_callables(tf)
   bads = bad_values(tf)
 
   def name(call):
-    ci, pi, bi, mode = call
-    qual, fn = table[ci]
-    params = _params(fn)
+    qual, pi, bi, mode = call
+    params = _params(resolve(tf, qual))
     arg = params[pi].name if params else "*args"
     return f"tf.{qual}({arg}={bads[bi][0]}) [{mode}]"
   return name
