@@ -20,7 +20,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.polymorphic_function import trace
-from tensorlet.ops.registry import execute, op
+from tensorlet.ops.registry import GRAPH_EXEC, execute, op
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet.tensor_spec import TensorSpec
@@ -89,7 +89,39 @@ def _merged_captures(graphs):
 
 
 def _stateful(*graphs):
-  return any(o.opdef.stateful for g in graphs for o in g.get_operations())
+  for g in graphs:
+    hit = getattr(g, "_stateful", None)
+    if hit is None:
+      hit = g._stateful = any(o.opdef.stateful for o in g.get_operations())
+    if hit:
+      return True
+  return False
+
+
+# ------------------------------------------------------------------ call
+
+def _call_shape(inputs, attrs):
+  return [(t.shape, t.dtype) for t in attrs["f"].outputs]
+
+
+def _call_kernel(*args, f):
+  return GRAPH_EXEC["function"](f)(*args)
+
+
+# TF's PartitionedCall: runs the graph `f` on (its inputs..., its captures...);
+# its gradient runs the shared reverse pass over `f` (autodiff/function_grad.py).
+PartitionedCall = op("PartitionedCall", type_inputs=(), num_outputs=None,
+                     shape=_call_shape)(_call_kernel)
+StatefulPartitionedCall = op("StatefulPartitionedCall", type_inputs=(), num_outputs=None,
+                             stateful=True, shape=_call_shape)(_call_kernel)
+
+
+def call(fg, inputs, name=None):
+  """Stages (or runs, eagerly) one call of `fg` on its inputs then its captures'
+  values; returns the list of its outputs."""
+  od = StatefulPartitionedCall if _stateful(fg) else PartitionedCall
+  out = execute(od, list(inputs), {"f": fg}, name or "PartitionedCall")
+  return list(out) if isinstance(out, tuple) else [out]
 
 
 # ------------------------------------------------------------------ cond
@@ -98,14 +130,13 @@ def _if_shape(inputs, attrs):
   return [(s, d) for s, d in attrs["out_specs"]]
 
 
-def _if_kernel(pred, *caps, then_fn, else_fn, then_idx, else_idx, out_specs, then_graph,
-               else_graph):
+def _if_kernel(pred, *caps, then_idx, else_idx, out_specs, then_graph, else_graph):
   if np.asarray(pred).size != 1:
     raise InvalidArgumentError(None, None, f"The predicate of a cond must be a scalar, got "
                                f"shape {list(np.shape(pred))} [Op:If]")
   if bool(pred):
-    return then_fn(*[caps[i] for i in then_idx])
-  return else_fn(*[caps[i] for i in else_idx])
+    return GRAPH_EXEC["function"](then_graph)(*[caps[i] for i in then_idx])
+  return GRAPH_EXEC["function"](else_graph)(*[caps[i] for i in else_idx])
 
 
 If = op("If", type_inputs=(), stateful=True, num_outputs=None, shape=_if_shape)(_if_kernel)
@@ -266,9 +297,7 @@ def _cond_graph(pred, true_fn, false_fn, name=None, validate=None):
     specs.append((a.shape.most_specific_compatible_shape(b.shape), a.dtype))
   trace.note_captured_variables(caps)
   od = If if _stateful(then_g, else_g) else StatelessIf
-  attrs = {"then_fn": trace.GraphCallable(then_g, "cond_true"),
-           "else_fn": trace.GraphCallable(else_g, "cond_false"),
-           "then_idx": then_idx, "else_idx": else_idx, "out_specs": tuple(specs),
+  attrs = {"then_idx": then_idx, "else_idx": else_idx, "out_specs": tuple(specs),
            "then_graph": then_g, "else_graph": else_g}
   outs = execute(od, [pred] + caps, attrs, name or "cond")
   outs = list(outs) if isinstance(outs, tuple) else [outs]
@@ -420,8 +449,8 @@ def _while_shape(inputs, attrs):
 
 
 @op("While", type_inputs=(), stateful=True, num_outputs=None, shape=_while_shape)
-def While(*args, cond_fn, body_fn, n_vars, cond_idx, body_idx, has_max, var_specs,
-          keep_history, cond_graph, body_graph):
+def While(*args, n_vars, cond_idx, body_idx, has_max, var_specs, keep_history, cond_graph,
+          body_graph):
   vars_ = args[:n_vars]
   caps = args[n_vars:len(args) - (1 if has_max else 0)]
   limit = int(args[-1]) if has_max else None
@@ -429,9 +458,9 @@ def While(*args, cond_fn, body_fn, n_vars, cond_idx, body_idx, has_max, var_spec
   bcaps = [caps[i] for i in body_idx]
   if not keep_history and limit is None:
     # NOTE: the hot path: test and body compiled inline into one Python loop.
-    loop = cond_fn.fused_loop(body_fn, n_vars)
+    loop = GRAPH_EXEC["loop"](cond_graph, body_graph, n_vars)
     return tuple(loop(*vars_, *ccaps, *bcaps)) + (Variant(None),)
-  test, step = cond_fn.compiled(), body_fn.compiled()
+  test, step = GRAPH_EXEC["function"](cond_graph), GRAPH_EXEC["function"](body_graph)
   hist = [] if keep_history else None
   i = 0
   while (limit is None or i < limit) and bool(test(*vars_, *ccaps)[0]):
@@ -606,9 +635,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
   if has_max:
     inputs.append(convert_to_tensor(maximum_iterations, _dt.int32)
                   if not isinstance(maximum_iterations, Tensor) else maximum_iterations)
-  attrs = {"cond_fn": trace.GraphCallable(cond_g, "while_cond"),
-           "body_fn": trace.GraphCallable(body_g, "while_body"),
-           "n_vars": len(flat), "cond_idx": cond_idx, "body_idx": body_idx,
+  attrs = {"n_vars": len(flat), "cond_idx": cond_idx, "body_idx": body_idx,
            "has_max": has_max, "var_specs": tuple((s.shape, s.dtype) for s in specs),
            "keep_history": False, "cond_graph": cond_g, "body_graph": body_g}
   outs = execute(While, inputs, attrs, name or "while")

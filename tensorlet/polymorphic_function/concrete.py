@@ -218,47 +218,16 @@ class ConcreteFunction:
     return nest.pack_sequence_as(self.graph.structured_outputs, outs)
 
   # ------------------------------------------------------------ execution
-  def _plan(self):
-    g = self.graph
-    nodes = passes.from_func_graph(g)
-    inputs = [id(ph) for ph in self._arg_leaves]
-    consts = {}
-    for value, ph in g.captures.values():
-      if value.dtype is _dt.resource:
-        from tensorlet.ops.state_ops import variable_of
-        consts[id(ph)] = variable_of(value)
-      elif isinstance(value, EagerTensor):
-        consts[id(ph)] = value._value
-      else:
-        raise InvalidArgumentError(None, None, f"{self._name}: a captured tensor has no value")
-    outputs = [id(t) for t in g.outputs]
-    types, sizes = {}, {}
-    for op in g.get_operations():
-      if not op.opdef.stateful and op.type != "Placeholder":
-        for t in op.outputs:
-          if t._const is not None:
-            consts[id(t)] = t._const if t._const.ndim else t._const[()]
-      for t in op.outputs:
-        s = t.shape
-        types[id(t)] = (tuple(s.as_list()) if s.is_fully_defined() else None, t.dtype)
-        n = s.num_elements()
-        if n is not None:
-          sizes[id(t)] = n
-    var_consts = {k: v for k, v in consts.items() if hasattr(v, "_handle")}
-    nodes = passes.optimize(nodes, outputs, consts, types)
-    consts.update(var_consts)
-    self._types = types
-    return nodes, inputs, outputs, consts, sizes
+  def _lowered(self):
+    """The graph the executors run: captures bound, optimised (graph/passes.py)."""
+    return passes.lower(self.graph, self._arg_leaves)
 
   def _compile(self):
-    nodes, inputs, outputs, consts, sizes = self._plan()
-    self._run = executor.compile_nodes(nodes, inputs, outputs, consts, sizes,
-                                       fn_name=_ident(self._name), types=self._types)
+    self._run = executor.compile_graph(self._lowered(), fn_name=executor._ident(self._name))
     return self._run
 
   def _interpreter(self):
-    nodes, inputs, outputs, consts, _ = self._plan()
-    return executor.Interpreter(nodes, inputs, outputs, consts)
+    return executor.Interpreter(self._lowered())
 
   def _replay(self, tensors):
     """Runs the graph op by op through `execute` (records on tapes; inlines into graphs)."""
@@ -287,7 +256,3 @@ class _InferenceFunction:
     run = cf._run or cf._compile()
     return cf._pack([_wrap(r) for r in run(*[t._value for t in leaves])])
 
-
-def _ident(name):
-  s = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
-  return s if s and not s[0].isdigit() else "f_" + s

@@ -6,7 +6,7 @@ import numpy as np
 from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
-from tensorlet.graph import executor, passes
+from tensorlet.graph import executor
 from tensorlet.graph.graph import FuncGraph
 from tensorlet.ops.registry import execute
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
@@ -119,57 +119,23 @@ def capture_values(fg):
 
 
 class GraphCallable:
-  """A FuncGraph compiled once to a Python function over arrays:
-  call(input arrays + capture values) -> tuple of output arrays."""
+  """A FuncGraph as a Python function over arrays: call(input arrays + capture
+  values) -> tuple of output arrays (compiled once, by the executor)."""
 
   def __init__(self, fg, name="branch"):
     self.fg = fg
     self.name = name
-    self._run = None
-
-  def plan(self):
-    """(nodes, inputs, outputs, consts, sizes, types) of the optimised graph;
-    inputs are the placeholders then the captures."""
-    g = self.fg
-    nodes = passes.from_func_graph(g)
-    caps = list(g.captures.values())
-    inputs = [id(ph) for ph in g.inputs] + [id(ph) for _, ph in caps]
-    outputs = [id(t) for t in g.outputs]
-    types, sizes = {}, {}
-    consts = {}
-    for op in g.get_operations():
-      for t in op.outputs:
-        s = t.shape
-        types[id(t)] = (tuple(s.as_list()) if s.is_fully_defined() else None, t.dtype)
-        n = s.num_elements()
-        if n is not None:
-          sizes[id(t)] = n
-    nodes = passes.optimize(nodes, outputs, consts, types)
-    return nodes, inputs, outputs, consts, sizes, types
-
-  def _compile(self):
-    nodes, inputs, outputs, consts, sizes, types = self.plan()
-    self._run = executor.compile_nodes(nodes, inputs, outputs, consts, sizes,
-                                       fn_name=self.name, types=types)
-    return self._run
-
-  def fused_loop(self, body, n_vars):
-    """One compiled `while` loop with this graph as its test and `body` as its body."""
-    loop = getattr(self, "_loop", None)
-    if loop is None or loop[0] is not body:
-      n_c = len(self.fg.captures)
-      n_b = len(body.fg.captures)
-      fn = executor.compile_loop(self.plan(), body.plan(), n_vars, n_c, n_b)
-      self._loop = loop = (body, fn)
-    return loop[1]
 
   def __call__(self, *arrays):
-    run = self._run or self._compile()
-    return run(*arrays)
+    return executor.function_for(self.fg)(*arrays)
 
   def compiled(self):
     """The compiled function itself (no per-call dispatch; loops call it directly)."""
-    return self._run or self._compile()
+    return executor.function_for(self.fg)
+
+  def fused_loop(self, body, n_vars):
+    """One compiled `while` loop with this graph as its test and `body` as its body."""
+    return executor.loop_for(self.fg, body.fg, n_vars)
 
 
 def specs_of(tensors):
