@@ -134,7 +134,7 @@ def backprop(records, seeds, source_ids):
     if od.grad_fn is None:
       raise LookupError(f"No gradient defined for operation '{od.name}' (op type: {od.name}). "
                         f"It is not differentiable; wrap it in tf.stop_gradient if that is intended.")
-    if len(dys) > 1:
+    if len(dys) > 1 and not od.none_grads:
       dys = [zeros_for(o) if d is None and is_differentiable_dtype(o.dtype) and
              o.dtype is not _dt.resource else d for d, o in zip(dys, rec.outputs)]
     # NOTE: gradient rules may skip inputs nobody asked about (e.g. MatMul's

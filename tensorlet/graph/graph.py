@@ -18,6 +18,7 @@ from tensorlet.tensor import EagerTensor, Tensor
 __all__ = ["Graph", "FuncGraph", "Operation", "SymbolicTensor"]
 
 _PKG_DIR = __file__.rsplit("/graph/", 1)[0]
+_new = object.__new__
 
 
 class SymbolicTensor(Tensor):
@@ -280,11 +281,15 @@ class Graph:
     (an Operation whose outputs this node replaces) or `specs` [(shape, dtype)]."""
     op = Operation(self, opdef, name, inputs, attrs)
     op.source = source
-    if like is not None:
-      op.outputs = tuple(SymbolicTensor(op, i, t._shape, t._dtype)
-                         for i, t in enumerate(like.outputs))
-    else:
-      op.outputs = tuple(SymbolicTensor(op, i, s, d) for i, (s, d) in enumerate(specs))
+    if specs is None:
+      specs = [(t._shape, t._dtype) for t in like.outputs]
+    outs = []
+    for i, (shape, dtype) in enumerate(specs):
+      t = _new(SymbolicTensor)
+      t.op, t.value_index, t._shape, t._dtype = op, i, shape, dtype
+      t._const = t._variable = None
+      outs.append(t)
+    op.outputs = tuple(outs)
     self._names[name] = 1
     self._ops.append(op)
     return op

@@ -24,7 +24,7 @@ LINT = False
 
 
 class _Rewrite:
-  """Builds the result graph of a pass: copies ops with their inputs mapped."""
+  """Builds a graph from another by copying ops with their inputs mapped."""
 
   def __init__(self, g):
     self.src = g
@@ -49,7 +49,6 @@ class _Rewrite:
     out = op.outputs[0]
     new = self.g.add_node(REGISTRY["Const"], op.name, [], {"value": value, "dtype": out.dtype},
                           like=op, source=op.source)
-    new.outputs[0]._const = value if isinstance(value, np.ndarray) else None
     self.map[id(out)] = new.outputs[0]
     return new
 
@@ -58,6 +57,27 @@ class _Rewrite:
     self.g.inputs = [m[id(t)] for t in self.src.inputs]
     self.g.outputs = [m[id(t)] for t in self.src.outputs]
     return self.g
+
+
+def _apply(g, drop=(), alias=None, consts=None):
+  """The result graph of a pass's decisions about `g`'s ops: `drop` (op ids),
+  `alias` (id(output) -> the tensor of `g` it equals), `consts` (id(op) -> value)."""
+  rw = _Rewrite(g)
+  m = rw.map
+  for op in g.get_operations():
+    k = id(op)
+    if k in drop:
+      continue
+    if consts and k in consts:
+      rw.const(op, consts[k])
+      continue
+    if alias:
+      outs = op.outputs
+      if len(outs) == 1 and id(outs[0]) in alias:
+        m[id(outs[0])] = m[id(alias[id(outs[0])])]
+        continue
+    rw.copy(op)
+  return rw.finish()
 
 
 def _const_of(t):
@@ -69,20 +89,23 @@ def _const_of(t):
 def prune(g):
   """Keeps what the outputs and stateful operations need."""
   needed = {id(t) for t in g.outputs}
-  keep = set()
-  ops = g.get_operations()
-  for op in reversed(ops):
-    if op.opdef.stateful or op.opdef.is_placeholder or any(id(o) in needed for o in op.outputs):
-      keep.add(id(op))
-      needed.update(id(t) for t in op.inputs)
-      needed.update(id(o) for c in op.control_inputs for o in c.outputs)
-  if len(keep) == len(ops):
+  add = needed.add
+  drop = set()
+  for op in reversed(g.get_operations()):
+    od = op.opdef
+    outs = op.outputs
+    if od.stateful or od.role == "placeholder" or (
+        id(outs[0]) in needed if len(outs) == 1 else any(id(o) in needed for o in outs)):
+      for t in op.inputs:
+        add(id(t))
+      for c in op.control_inputs:
+        for o in c.outputs:
+          add(id(o))
+    else:
+      drop.add(id(op))
+  if not drop:
     return g, False
-  rw = _Rewrite(g)
-  for op in ops:
-    if id(op) in keep:
-      rw.copy(op)
-  return rw.finish(), True
+  return _apply(g, drop=drop), True
 
 
 def _foldable(op):
@@ -93,27 +116,33 @@ def _foldable(op):
 
 def fold_constants(g):
   """Evaluates ops whose inputs are all constants, replacing them by constants."""
-  rw = _Rewrite(g)
-  changed = False
-  m = rw.map
+  known = {}     # id(tensor) -> value, for Const outputs and folded ops
+  folded = {}
   for op in g.get_operations():
-    if _foldable(op):
-      ins = [m[id(t)] for t in op.inputs]
-      vals = [_const_of(t) for t in ins]
-      if all(v is not None for v in vals):
-        try:
-          v = op.opdef.kernel(*vals, **op.attrs)
-        except Exception:  # noqa: BLE001 - leave failing ops to raise at run time
-          v = None
-        if v is not None and np.asarray(v).nbytes <= _FOLD_MAX_BYTES:
-          rw.const(op, v)
-          changed = True
-          continue
-    rw.copy(op)
-  return (rw.finish(), True) if changed else (g, False)
+    od = op.opdef
+    if od.is_const:
+      known[id(op.outputs[0])] = op.attrs["value"]
+      continue
+    if not _foldable(op):
+      continue
+    vals = [known.get(id(t)) for t in op.inputs]
+    if any(v is None for v in vals):
+      continue
+    try:
+      v = od.kernel(*vals, **op.attrs)
+    except Exception:  # noqa: BLE001 - leave failing ops to raise at run time
+      continue
+    if v is None or np.asarray(v).nbytes > _FOLD_MAX_BYTES:
+      continue
+    known[id(op.outputs[0])] = folded[id(op)] = v
+  if not folded:
+    return g, False
+  return _apply(g, consts=folded), True
 
 
 def _attr_key(attrs):
+  if not attrs:
+    return ()
   items = []
   for k in sorted(attrs):
     v = attrs[k]
@@ -129,27 +158,44 @@ def _attr_key(attrs):
 
 def cse(g):
   """Merges ops with the same OpDef, inputs, attrs and control inputs."""
-  rw = _Rewrite(g)
   seen = {}
-  changed = False
-  m = rw.map
+  alias = {}     # id(output) -> the earlier op's output
+  rep_op = {}    # id(merged op) -> the op it merged into
+  drop = set()
   for op in g.get_operations():
     od = op.opdef
-    ak = None if od.stateful or od.is_placeholder else _attr_key(op.attrs)
-    if ak is None:
-      rw.copy(op)
+    if od.stateful or od.is_placeholder:
       continue
-    ins = [m[id(t)] for t in op.inputs]
-    key = (od, tuple(id(t) for t in ins), ak,
-           tuple(id(rw.ops.get(id(c))) for c in op.control_inputs))
+    ak = _attr_key(op.attrs)
+    if ak is None:
+      continue
+    ins = tuple(id(alias.get(id(t), t)) for t in op.inputs)
+    ctl = tuple(id(rep_op.get(id(c), c)) for c in op.control_inputs)
+    key = (od, ins, ak, ctl)
     prev = seen.get(key)
     if prev is None:
-      seen[key] = rw.copy(op, ins)
+      seen[key] = op
       continue
-    for a, b in zip(op.outputs, prev.outputs):
-      m[id(a)] = b
-    changed = True
-  return (rw.finish(), True) if changed else (g, False)
+    if len(op.outputs) != 1:
+      # NOTE: multi-output ops merge as a whole: their outputs alias one by one.
+      for a, b in zip(op.outputs, prev.outputs):
+        alias[id(a)] = b
+    else:
+      alias[id(op.outputs[0])] = prev.outputs[0]
+    rep_op[id(op)] = prev
+    drop.add(id(op))
+  if not drop:
+    return g, False
+  rw = _Rewrite(g)
+  m = rw.map
+  for op in g.get_operations():
+    if id(op) in drop:
+      for o in op.outputs:
+        m[id(o)] = m[id(alias[id(o)])]
+      rw.ops[id(op)] = rw.ops[id(rep_op[id(op)])]
+      continue
+    rw.copy(op)
+  return rw.finish(), True
 
 
 def _same_type(a, b):
@@ -161,27 +207,26 @@ def _same_type(a, b):
 def simplify(g):
   """Identities from each OpDef's `simplify` hook (x*1, x/1, x+0, x-0,
   zeros_like(.)+y, Identity) that keep dtype and shape; graph outputs stay."""
-  rw = _Rewrite(g)
-  changed = False
-  m = rw.map
+  alias = {}
   outs = {id(t) for t in g.outputs}
   for op in g.get_operations():
     hook = op.opdef.simplify
     if hook is not None and len(op.outputs) == 1 and id(op.outputs[0]) not in outs:
-      ins = [m[id(t)] for t in op.inputs]
-      known = [_known(t) for t in ins]
-      k = hook(known)
+      ins = [alias.get(id(t), t) for t in op.inputs]
+      k = hook([_known(t) for t in ins])
       if k is not None and _same_type(op.outputs[0], ins[k]):
-        m[id(op.outputs[0])] = ins[k]
-        changed = True
-        continue
-    rw.copy(op)
-  return (rw.finish(), True) if changed else (g, False)
+        alias[id(op.outputs[0])] = ins[k]
+  if not alias:
+    return g, False
+  return _apply(g, alias=alias), True
 
 
 def _known(t):
   """What `simplify` hooks see of an input: ZERO (all zeros), a 0-d constant, or None."""
-  if t.op.opdef.role == "zeros":
+  role = t.op.opdef.role
+  if role is None:
+    return None
+  if role == "zeros":
     return ZERO
   v = _const_of(t)
   if v is None or not isinstance(v, (np.ndarray, np.generic)) or v.dtype.kind not in "biufc":

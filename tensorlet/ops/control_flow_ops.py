@@ -1,15 +1,12 @@
-"""Functional control flow: tf.cond, tf.while_loop, tf.case, tf.switch_case.
+"""Functional control flow: tf.cond, tf.while_loop, tf.case, tf.switch_case,
+and the call op (PartitionedCall).
 
 Eagerly these are plain Python control flow. While a graph is built, each
-branch or body is traced into its own FuncGraph (function/trace.py) and held
-by an `If` / `While` node as an attribute; the node's inputs are the
-predicate or loop variables plus every outer value a branch captured.
-
-Gradients reuse the same machinery: the gradient of `If` is a `cond` whose
-branches replay the forward branch under a tape; the gradient of `While` is a
-reverse `while_loop` whose body replays one forward iteration, from the loop
-state the forward op kept for each iteration (`keep_history`, switched on
-only when a gradient is requested), under a tape.
+branch or body is traced into its own FuncGraph (polymorphic_function/trace.py)
+and held by an `If` / `While` node as an attribute (graphs and plain data only;
+the executor compiles and caches them); the node's inputs are the predicate or
+loop variables plus every outer value a branch captured. Their gradients are
+in autodiff/control_flow_grad.py, the call op's in autodiff/function_grad.py.
 """
 import threading
 
@@ -110,10 +107,10 @@ def _call_kernel(*args, f):
 
 # TF's PartitionedCall: runs the graph `f` on (its inputs..., its captures...);
 # its gradient runs the shared reverse pass over `f` (autodiff/function_grad.py).
-PartitionedCall = op("PartitionedCall", type_inputs=(), num_outputs=None,
+PartitionedCall = op("PartitionedCall", type_inputs=(), num_outputs=None, none_grads=True,
                      shape=_call_shape)(_call_kernel)
 StatefulPartitionedCall = op("StatefulPartitionedCall", type_inputs=(), num_outputs=None,
-                             stateful=True, shape=_call_shape)(_call_kernel)
+                             stateful=True, none_grads=True, shape=_call_shape)(_call_kernel)
 
 
 def call(fg, inputs, name=None):
@@ -143,33 +140,6 @@ If = op("If", type_inputs=(), stateful=True, num_outputs=None, shape=_if_shape)(
 StatelessIf = op("StatelessIf", type_inputs=(), num_outputs=None, shape=_if_shape)(_if_kernel)
 
 
-def _if_grad(op, *dys):
-  pred = op.inputs[0]
-  caps = list(op.inputs[1:])
-  a = op.attrs
-  dys = [d if d is not None else _zeros_for(o) for d, o in zip(dys, op.outputs)]
-
-  def branch(graph, idx):
-    def fn():
-      mine = [caps[i] for i in idx]
-      grads = _replay_grads(graph, [], mine, dys)[1]
-      out = [_zeros_for(c) for c in caps]
-      for i, g in zip(idx, grads):
-        if g is not None:
-          out[i] = _add_grads(out[i], g)
-      return out
-    return fn
-  with _recorded_gradient():
-    grads = cond(pred, branch(a["then_graph"], a["then_idx"]),
-                 branch(a["else_graph"], a["else_idx"]))
-  grads = grads if isinstance(grads, list) else list(grads)
-  return [None] + [g if _differentiable(c) else None for g, c in zip(grads, caps)]
-
-
-If.def_grad(_if_grad)
-StatelessIf.def_grad(_if_grad)
-
-
 _grad_state = threading.local()
 
 
@@ -181,9 +151,12 @@ class _recorded_gradient:  # noqa: N801 - used as a context manager
   could not see that it will be differentiated again (higher order) and would
   read its states from the non-differentiable history."""
 
+  def __init__(self, on=False):
+    self.on = on
+
   def __enter__(self):
     self.saved = getattr(_grad_state, "on", False)
-    _grad_state.on = self.saved or bool(ctx.tapes)
+    _grad_state.on = self.saved or bool(ctx.tapes) or self.on
 
   def __exit__(self, *exc):
     _grad_state.on = self.saved
@@ -218,33 +191,6 @@ def _zeros_for(t):
   if t.dtype is _dt.string:
     return None
   return array_ops.zeros_like(t)
-
-
-def _replay_grads(graph, inputs, caps, dys):
-  """Gradients of replaying `graph` on (inputs, caps) w.r.t. inputs and caps."""
-  from tensorlet.autodiff.tape import GradientTape
-  from tensorlet.ops.array_ops import identity
-  # NOTE: a tensor that is both an input and a capture (a recomputed loop state
-  # after zero iterations is the loop's input itself) would get the gradient of
-  # both roles twice; an identity gives each role its own tensor.
-  seen, srcs = set(), []
-  for t in list(inputs) + list(caps):
-    srcs.append(identity(t) if id(t) in seen and isinstance(t, Tensor) else t)
-    seen.add(id(srcs[-1]))
-  inputs, caps = srcs[:len(inputs)], srcs[len(inputs):]
-  with GradientTape(watch_accessed_variables=False) as tape:
-    for t in list(inputs) + list(caps):
-      if _differentiable(t):
-        tape.watch(t)
-    outs = trace.replay(graph, inputs, caps)
-  flat = nest.flatten(outs)
-  pairs = [(o, d) for o, d in zip(flat, dys) if isinstance(o, Tensor) and d is not None and
-           _differentiable(o)]
-  if not pairs:
-    return [None] * len(inputs), [None] * len(caps)
-  srcs = list(inputs) + list(caps)
-  gs = tape.gradient([p[0] for p in pairs], srcs, output_gradients=[p[1] for p in pairs])
-  return gs[:len(inputs)], gs[len(inputs):]
 
 
 def cond(pred, true_fn=None, false_fn=None, name=None):
@@ -481,72 +427,6 @@ def WhileHistoryLen(hist):
     shape=lambda i, a: list(a["var_specs"]))
 def WhileHistoryGet(hist, i, *, var_specs):
   return tuple(hist.value[int(i)])
-
-
-@While.def_grad
-def _(op, *dys):
-  from tensorlet.ops import array_ops
-  a = op.attrs
-  if not a["keep_history"]:
-    if isinstance(op.outputs[-1], EagerTensor):
-      raise InvalidArgumentError(None, None, "a While loop that ran without keeping its "
-                                 "iterations cannot be differentiated")
-    a["keep_history"] = True  # the graph is compiled later: the loop will keep them
-  n = a["n_vars"]
-  vars_in = list(op.inputs[:n])
-  caps = list(op.inputs[n:len(op.inputs) - (1 if a["has_max"] else 0)])
-  bcaps = [caps[i] for i in a["body_idx"]]
-  hist = op.outputs[n]
-  body_g = a["body_graph"]
-  gs0 = [d if d is not None else _zeros_for(v) for d, v in zip(dys[:n], op.outputs[:n])]
-  diff_vars = [k for k, v in enumerate(vars_in) if _differentiable(v)]
-  diff_caps = [k for k, c in enumerate(bcaps) if _differentiable(c)]
-  count = execute(WhileHistoryLen, [hist], {})
-  specs = a["var_specs"]
-  # NOTE: when this gradient is itself recorded (higher order), the state of
-  # iteration i is recomputed from the loop inputs, so it stays differentiable;
-  # otherwise it is read from the history the forward loop kept (O(n)).
-  recompute = _gradient_recorded()
-
-  def state_at(i):
-    if recompute:
-      out = while_loop(lambda j, *xs: j < i,
-                       lambda j, *xs: [j + 1] + _as_list(trace.replay(body_g, list(xs), bcaps)),
-                       [0] + vars_in)
-      return list(out[1:])
-    st = execute(WhileHistoryGet, [hist, i], {"var_specs": specs})
-    return list(st) if isinstance(st, tuple) else [st]
-
-  def g_cond(i, *rest):
-    return i > 0
-
-  def g_body(i, *rest):
-    gs = list(rest[:len(diff_vars)])
-    gc = list(rest[len(diff_vars):])
-    state = state_at(i - 1)
-    full = [None] * n
-    for k, g in zip(diff_vars, gs):
-      full[k] = g
-    for k in range(n):
-      if full[k] is None:
-        full[k] = _zeros_for(state[k])
-    g_state, g_caps = _replay_grads(body_g, state, bcaps, full)
-    new_gs = [g_state[k] if g_state[k] is not None else array_ops.zeros_like(gs[j])
-              for j, k in enumerate(diff_vars)]
-    new_gc = [_add_grads(gc[j], g_caps[k]) if g_caps[k] is not None else gc[j]
-              for j, k in enumerate(diff_caps)]
-    return [i - 1] + new_gs + new_gc
-  init = [count] + [gs0[k] for k in diff_vars] + [_zeros_for(bcaps[k]) for k in diff_caps]
-  with _recorded_gradient():
-    res = while_loop(g_cond, g_body, init)
-  res = list(res)
-  var_grads = [None] * n
-  for j, k in enumerate(diff_vars):
-    var_grads[k] = res[1 + j]
-  cap_grads = [None] * len(caps)
-  for j, k in enumerate(diff_caps):
-    cap_grads[a["body_idx"][k]] = res[1 + len(diff_vars) + j]
-  return var_grads + cap_grads + ([None] if a["has_max"] else [])
 
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,

@@ -56,11 +56,13 @@ class OpDef:
   __slots__ = ("name", "kernel", "shape_fn", "grad_fn", "dtypes", "mask", "type_inputs",
                "stateful", "num_outputs", "differentiable", "arg_names", "expr", "inplace",
                "fresh", "grad_shape", "variadic", "role", "static_value", "simplify",
+               "none_grads",
                "__weakref__")
 
   def __init__(self, name, kernel, *, shape=None, dtypes=None, type_inputs=None,
                stateful=False, num_outputs=1, differentiable=True, expr=None, inplace=None,
-               fresh=False, grad_shape=None, role=None, static_value=None, simplify=None):
+               fresh=False, grad_shape=None, role=None, static_value=None, simplify=None,
+               none_grads=False):
     self.name = name
     self.kernel = kernel
     self.shape_fn = shape
@@ -118,6 +120,9 @@ class OpDef:
     # `known[i]` = the input's constant value (a 0-d array), ZERO for a zeros_like
     # output, or None; or None when no identity applies (x * 1, x + 0).
     self.simplify = simplify
+    # The gradient rule takes None for outputs without a gradient (the reverse
+    # pass then makes no zeros for them): call ops, whose extra outputs rarely get one.
+    self.none_grads = none_grads
 
   @property
   def is_placeholder(self):

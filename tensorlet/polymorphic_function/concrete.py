@@ -1,15 +1,19 @@
 """ConcreteFunction: one traced graph with its signature, callable from Python.
 
-The first call optimises the graph (graph/passes.py) and compiles it to
-Python (graph/executor.py); later calls pass the argument arrays straight to
-the compiled function. While a GradientTape is recording, the graph is
-instead replayed op by op through `execute`, so the tape records every op and
-gradients (of any order) flow through the function.
+The first call lowers and optimises the graph (graph/passes.py) and compiles
+it to Python (graph/executor.py); later calls pass the argument arrays straight
+to the compiled function. Inside another function's graph, or while a
+GradientTape records, a call is one call op (TF's PartitionedCall) instead:
+under a tape it runs the graph that also returns the intermediates its
+gradient needs, and the gradient is a compiled graph built by the shared
+reverse pass (autodiff/function_grad.py).
 """
 from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError
+from tensorlet.autodiff import function_grad
+from tensorlet.ops import control_flow_ops
 from tensorlet.polymorphic_function import trace, trace_type
 from tensorlet.graph import executor, passes
 from tensorlet.ops.registry import _wrap
@@ -199,7 +203,7 @@ class ConcreteFunction:
 
   def _call_flat(self, tensors):
     if ctx.tapes or ctx.graph is not None:
-      return self._replay(tensors)
+      return self._call_op(tensors)
     run = self._run
     if run is None:
       run = self._compile()
@@ -229,9 +233,26 @@ class ConcreteFunction:
   def _interpreter(self):
     return executor.Interpreter(self._lowered())
 
-  def _replay(self, tensors):
-    """Runs the graph op by op through `execute` (records on tapes; inlines into graphs)."""
-    return trace.replay(self.graph, tensors)
+  def _call_op(self, tensors):
+    """One call node (in a graph) or one recorded call (under a tape)."""
+    g = self.graph
+    caps = [v for v, _ in g.captures.values()]
+    trace.note_captured_variables(caps)
+    inputs = list(tensors) + caps
+    f = g
+    if ctx.tapes and _watched(inputs):
+      f = function_grad.forward_graph(g)
+    outs = control_flow_ops.call(f, inputs, name=self._name)
+    return self._pack(outs[:len(g.outputs)])
+
+
+def _watched(tensors):
+  for tape in ctx.tapes:
+    w = tape._watched
+    for t in tensors:
+      if id(t) in w:
+        return True
+  return False
 
 
 class _InferenceFunction:

@@ -1,6 +1,6 @@
-"""Building a FuncGraph from a Python callable, replaying one through
-`execute`, and compiling one into a Python callable. Shared by tf.function,
-the branches and bodies of control flow, and their gradients."""
+"""Building a FuncGraph from a Python callable, and running one as a Python
+callable. Shared by tf.function, the branches and bodies of control flow, and
+tf.data functions."""
 import numpy as np
 
 from tensorlet import _nest as nest
@@ -12,7 +12,7 @@ from tensorlet.ops.registry import execute
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet.tensor_spec import TensorSpec
 
-__all__ = ["build_graph", "replay", "GraphCallable", "finish_outputs"]
+__all__ = ["build_graph", "GraphCallable", "finish_outputs"]
 
 _CONVERTIBLE = (bool, int, float, complex, str, bytes, np.ndarray, np.generic)
 
@@ -74,45 +74,6 @@ def note_captured_variables(values):
       variable_of(v)._note_access()
 
 
-def replay(fg, inputs, captures=None):
-  """Re-executes `fg`'s ops through `execute` on `inputs` (placeholders -> tensors).
-
-  Eagerly this runs (and records on tapes); inside a graph it inlines. Captured
-  values map to `captures` when given (by position), else to the outer values.
-  """
-  from tensorlet.ops.state_ops import variable_of
-  env = {id(ph): t for ph, t in zip(fg.inputs, inputs)}
-  caps = list(fg.captures.values())
-  for k, (value, ph) in enumerate(caps):
-    env[id(ph)] = captures[k] if captures is not None else value
-  for op in fg.get_operations():
-    od = op.opdef
-    if od.name == "Placeholder":
-      continue
-    ins = [env[id(t)] for t in op.inputs]
-    if ctx.tapes and od.name != "ReadVariableOp":
-      note_captured_variables(ins)
-    if od.name == "ReadVariableOp":
-      var = variable_of(ins[0])
-      out = var._as_tensor() if ins[0] is var._handle else execute(od, ins, op.attrs)
-    elif od.name == "CustomGradientIdentity":
-      from tensorlet.autodiff.custom_gradient import replay_call
-      out = replay_call(op, ins)
-    else:
-      attrs = op.attrs
-      if od.name == "While" and ctx.tapes:
-        attrs = dict(attrs, keep_history=True)  # a tape may need the iterations
-      out = execute(od, ins, attrs, op.name)
-    outs = out if isinstance(out, tuple) else (out,)
-    for t, o in zip(op.outputs, outs):
-      env[id(t)] = o
-  flat = [env[id(t)] for t in fg.outputs]
-  outs = list(fg.output_template)
-  for pos, t in zip(fg.output_positions, flat):
-    outs[pos] = t
-  return nest.pack_sequence_as(fg.structured_outputs, outs)
-
-
 def capture_values(fg):
   """The outer values a graph captured, in capture order."""
   return [v for v, _ in fg.captures.values()]
@@ -136,15 +97,3 @@ class GraphCallable:
   def fused_loop(self, body, n_vars):
     """One compiled `while` loop with this graph as its test and `body` as its body."""
     return executor.loop_for(self.fg, body.fg, n_vars)
-
-
-def specs_of(tensors):
-  return [TensorSpec(t.shape, t.dtype) for t in tensors]
-
-
-def as_tensors(values):
-  return [v if isinstance(v, Tensor) else convert_to_tensor(v) for v in values]
-
-
-def is_eager(t):
-  return isinstance(t, EagerTensor)
