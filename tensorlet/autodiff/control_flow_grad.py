@@ -11,8 +11,9 @@ from tensorlet.autodiff.function_grad import call_gradients
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops
 from tensorlet.ops import control_flow_ops as cf
+from tensorlet.graph.control_flow import cond, while_loop
 from tensorlet.ops.control_flow_ops import (_add_grads, _differentiable, _gradient_recorded,
-                                            _recorded_gradient, _zeros_for, cond, while_loop)
+                                            _recorded_gradient, _zeros_for)
 from tensorlet.ops.registry import execute
 from tensorlet.tensor import EagerTensor
 

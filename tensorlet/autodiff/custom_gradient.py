@@ -53,6 +53,7 @@ def _identity_kernel(*xs, n, grad, fn, args, kwargs):
 
 
 _IDENTITY = OpDef("CustomGradientIdentity", _identity_kernel, type_inputs=(), num_outputs=None,
+                  runs_python="tf.custom_gradient",
                   shape=lambda i, a: [(t.shape, t.dtype) for t in i[:a["n"]]])
 
 

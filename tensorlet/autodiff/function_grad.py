@@ -78,6 +78,12 @@ class _Gradient:
           self.intermediates.append(value)
       else:
         self.sources.append(("outer", value))
+    # NOTE: the call passes the captured values itself, so they become plain
+    # inputs: the gradient graph is closed (it saves and runs like any other).
+    g.inputs = list(g.inputs) + [ph for _, ph in g.captures.values()]
+    g.captures = {}
+    g.outer_graph = None
+    g.structured_outputs = list(g.outputs)
     self._recompute = None
 
   def recompute_graph(self):

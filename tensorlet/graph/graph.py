@@ -172,7 +172,6 @@ class Graph:
     self.name = name
     self._ops = []
     self._names = {}
-    self._scopes = {}
     self._last_stateful = None
     self._reads_since = []
     self.seed = None
@@ -191,9 +190,6 @@ class Graph:
         self._names[base] = n
         self._names[cand] = 1
         return cand
-
-  def unique_scope(self, base):
-    return self.unique_name(base)
 
   # ------------------------------------------------------------- building
   def create_op(self, od, inputs, attrs, name=None):
@@ -322,7 +318,8 @@ class Graph:
       for c in op.control_inputs:
         if id(c) not in seen_ops:
           problems.append(f"{where}: control input '{c.name}' is not an earlier op of this graph")
-      if not od.variadic and len(op.inputs) != len(od.arg_names):
+      arity_ok = od.variadic or len(op.inputs) == len(od.arg_names)
+      if not arity_ok:
         problems.append(f"{where}: {len(op.inputs)} inputs, its kernel takes "
                         f"{len(od.arg_names)}")
       if od.num_outputs is not None and len(op.outputs) != od.num_outputs:
@@ -331,7 +328,7 @@ class Graph:
         if t.op is not op or t.value_index != k or not isinstance(t.dtype, _dt.DType) or \
             not isinstance(t.shape, TensorShape):
           problems.append(f"{where}: output {k} is malformed")
-      if all(isinstance(t, SymbolicTensor) for t in op.inputs):
+      if arity_ok and all(isinstance(t, SymbolicTensor) for t in op.inputs):
         try:
           check_dtypes_graph(od, op.inputs)
         except TypeError as e:
@@ -561,5 +558,5 @@ class FuncGraph(Graph):
     g.outputs = [m[id(t)] for t in list(self.outputs) + list(extra)]
     g.captures = {k: (v, m[id(ph)]) for k, (v, ph) in self.captures.items()}
     g.variables = list(self.variables)
-    g.structured_outputs = self.structured_outputs
+    g.structured_outputs = list(g.outputs)
     return g

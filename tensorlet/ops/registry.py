@@ -56,13 +56,13 @@ class OpDef:
   __slots__ = ("name", "kernel", "shape_fn", "grad_fn", "dtypes", "mask", "type_inputs",
                "stateful", "num_outputs", "differentiable", "arg_names", "expr", "inplace",
                "fresh", "grad_shape", "variadic", "role", "static_value", "simplify",
-               "none_grads",
+               "none_grads", "runs_python",
                "__weakref__")
 
   def __init__(self, name, kernel, *, shape=None, dtypes=None, type_inputs=None,
                stateful=False, num_outputs=1, differentiable=True, expr=None, inplace=None,
                fresh=False, grad_shape=None, role=None, static_value=None, simplify=None,
-               none_grads=False):
+               none_grads=False, runs_python=None):
     self.name = name
     self.kernel = kernel
     self.shape_fn = shape
@@ -123,6 +123,9 @@ class OpDef:
     # The gradient rule takes None for outputs without a gradient (the reverse
     # pass then makes no zeros for them): call ops, whose extra outputs rarely get one.
     self.none_grads = none_grads
+    # The public API whose Python code the op runs ("tf.py_function"): such ops
+    # cannot leave Python (a saved model refuses them).
+    self.runs_python = runs_python
 
   @property
   def is_placeholder(self):

@@ -46,7 +46,8 @@ def _run(func, values, Tout, eager_args, name):
   return tuple(_convert_result(x, d, name) for x, d in zip(rs, Tout))
 
 
-@op("EagerPyFunc", type_inputs=(), stateful=True, num_outputs=None, shape=_out_specs)
+@op("EagerPyFunc", type_inputs=(), stateful=True, num_outputs=None, shape=_out_specs,
+    runs_python="tf.py_function")
 def EagerPyFunc(*values, func, Tout):
   return _run(func, values, Tout, True, "EagerPyFunc")
 
@@ -56,7 +57,7 @@ def EagerPyFunc(*values, func, Tout):
 
 
 @op("PyFunc", type_inputs=(), stateful=True, num_outputs=None, shape=_out_specs,
-    differentiable=False)
+    runs_python="tf.numpy_function", differentiable=False)
 def PyFunc(*values, func, Tout):
   return _run(func, values, Tout, False, "PyFunc")
 

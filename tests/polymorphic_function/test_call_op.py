@@ -199,3 +199,28 @@ def test_tape_not_watching_the_call_records_nothing(persistent):
     y = f(x)
   assert tape._records == []
   assert tape.gradient(y, x) is None
+
+
+def test_saved_model_holds_call_ops_and_their_gradient_graphs(tmp_path):
+  class M(tf.Module):
+    def __init__(self):
+      self.v = tf.Variable([1.0, 2.0])
+
+    @tf.function
+    def inner(self, x):
+      return x * self.v
+
+    @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
+    def __call__(self, x):
+      with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.reduce_sum(self.inner(x) ** 2)
+      return y, t.gradient(y, x)
+  m = M()
+  x = tf.constant([1.0, 3.0])
+  want = [t.numpy() for t in m(x)]
+  tf.saved_model.save(m, str(tmp_path))
+  got = [t.numpy() for t in tf.saved_model.load(str(tmp_path))(x)]
+  np.testing.assert_allclose(got[0], want[0])
+  np.testing.assert_allclose(got[1], want[1])
+  np.testing.assert_allclose(want[1], 2 * x.numpy() * np.array([1.0, 4.0]))
