@@ -11,8 +11,6 @@ TF's forward function with intermediates), or else from a second call of H
 that returns them. Both calls are call ops, so gradients of any order go
 through the same rule.
 """
-import weakref
-
 from tensorlet import dtypes as _dt
 from tensorlet.autodiff.backprop import backprop, is_differentiable_dtype
 from tensorlet.context import ctx
@@ -24,7 +22,15 @@ from tensorlet.tensor_spec import TensorSpec
 
 __all__ = ["gradient_graph", "call_gradients", "forward_graph"]
 
-_CACHE = weakref.WeakKeyDictionary()   # H -> {key: _Gradient}
+
+
+def _cache(h):
+  """H's gradient graphs, kept on H itself (they refer to H, so a weak-keyed table
+  would never let H go)."""
+  c = h.__dict__.get("_gradients")
+  if c is None:
+    c = h._gradients = {}
+  return c
 
 
 def placeholders_of(h):
@@ -94,9 +100,7 @@ class _Gradient:
 
 
 def gradient_graph(h, mask, recorded=False):
-  per = _CACHE.get(h)
-  if per is None:
-    per = _CACHE[h] = {}
+  per = _cache(h)
   key = (tuple(mask), bool(recorded))
   gr = per.get(key)
   if gr is None:
@@ -109,7 +113,7 @@ def forward_graph(h):
   so a call of it under a tape leaves nothing to recompute (H itself when its
   gradient needs no intermediate)."""
   gradient_graph(h, [k for k, t in enumerate(h.outputs) if _differentiable(t)])
-  per = _CACHE[h]
+  per = _cache(h)
   fwd = per.get("forward")
   if fwd is None:
     gr = per[(tuple(k for k, t in enumerate(h.outputs) if _differentiable(t)), False)]

@@ -54,10 +54,12 @@ def _call_kernel(*args, f):
 
 # TF's PartitionedCall: runs the graph `f` on (its inputs..., its captures...);
 # its gradient runs the shared reverse pass over `f` (autodiff/function_grad.py).
+# NOTE: grad_shape="exact": the gradient graph returns input-shaped gradients.
 PartitionedCall = op("PartitionedCall", type_inputs=(), num_outputs=None, none_grads=True,
-                     shape=_call_shape)(_call_kernel)
+                     grad_shape="exact", shape=_call_shape)(_call_kernel)
 StatefulPartitionedCall = op("StatefulPartitionedCall", type_inputs=(), num_outputs=None,
-                             stateful=True, none_grads=True, shape=_call_shape)(_call_kernel)
+                             stateful=True, none_grads=True, grad_shape="exact",
+                             shape=_call_shape)(_call_kernel)
 
 
 def call(fg, inputs, name=None):
