@@ -148,6 +148,11 @@ def _attr_key(attrs):
     v = attrs[k]
     if isinstance(v, np.ndarray):
       return None
+    # NOTE: by bits, so -0.0 and 0.0 (equal, same hash) stay two values.
+    if isinstance(v, np.generic):
+      v = (v.dtype.str, v.tobytes())
+    elif type(v) is float:
+      v = (float, v.hex())
     try:
       hash(v)
     except TypeError:
@@ -270,8 +275,19 @@ def lower(fg, inputs=None, bind_captures=True, optimized=True):
   if bind_captures:
     for value, ph in caps:
       bound[id(ph)] = _bound_value(value, fg)
+  scalars = {}   # (dtype, value) -> the Const standing for every such scalar
   for op in fg.get_operations():
     od = op.opdef
+    if od.is_const and not op.control_inputs:
+      v = op.attrs["value"]
+      if isinstance(v, (np.ndarray, np.generic)) and v.ndim == 0 and v.dtype.kind in "biuf":
+        key = (op.outputs[0].dtype, v.dtype, v.tobytes())  # bits: -0.0 is not 0.0
+        hit = scalars.get(key)
+        if hit is not None:
+          rw.map[id(op.outputs[0])] = hit   # NOTE: CSE's work, done here at no cost
+          continue
+        scalars[key] = rw.copy(op).outputs[0]
+        continue
     if od.is_placeholder:
       out = op.outputs[0]
       if id(out) in bound:

@@ -56,7 +56,7 @@ class OpDef:
   __slots__ = ("name", "kernel", "shape_fn", "grad_fn", "dtypes", "mask", "type_inputs",
                "stateful", "num_outputs", "differentiable", "arg_names", "expr", "inplace",
                "fresh", "grad_shape", "variadic", "role", "static_value", "simplify",
-               "none_grads", "runs_python",
+               "none_grads", "runs_python", "is_placeholder", "is_const", "reads_state",
                "__weakref__")
 
   def __init__(self, name, kernel, *, shape=None, dtypes=None, type_inputs=None,
@@ -113,6 +113,10 @@ class OpDef:
     # "read" (reads a variable: ordered after updates, never folded, inlined),
     # "zeros" (all zeros, shaped like its input) or None.
     self.role = role
+    # NOTE: plain fields, not properties: graph building reads them per op.
+    self.is_placeholder = role == "placeholder"
+    self.is_const = role == "const"
+    self.reads_state = role == "read"
     # `static_value(op)`: the output's value known while tracing from static
     # shapes alone (Shape of a fully defined tensor), or None.
     self.static_value = static_value
@@ -126,18 +130,6 @@ class OpDef:
     # The public API whose Python code the op runs ("tf.py_function"): such ops
     # cannot leave Python (a saved model refuses them).
     self.runs_python = runs_python
-
-  @property
-  def is_placeholder(self):
-    return self.role == "placeholder"
-
-  @property
-  def is_const(self):
-    return self.role == "const"
-
-  @property
-  def reads_state(self):
-    return self.role == "read"
 
   def def_grad(self, fn):
     self.grad_fn = fn

@@ -342,3 +342,16 @@ def test_every_pass_alone_keeps_outputs_on_random_graphs(seed):
   for p in passes.PIPELINE:
     g, _ = run_pass(p, low)
     same_outputs(low, g, *args)
+
+
+def test_lowering_shares_equal_scalar_constants_but_not_signed_zeros():
+  @tf.function
+  def f(x):
+    a = x * 1.5 + x * 1.5                 # two Const nodes of 1.5: one after lowering
+    return a, x / tf.constant(0.0), x / tf.constant(-0.0)
+  low = lower(f, tf.constant(2.0))
+  values = [float(v) for v in consts_of(low.raw)]
+  assert values.count(1.5) == 1
+  assert sorted(str(v) for v in values if v == 0) == ["-0.0", "0.0"]
+  a, pos, neg = f(tf.constant(2.0))
+  assert a.numpy() == 6.0 and pos.numpy() == np.inf and neg.numpy() == -np.inf
