@@ -13,8 +13,12 @@ __all__ = ["backprop", "unbroadcast", "is_differentiable_dtype"]
 
 
 def is_differentiable_dtype(dtype):
-  return dtype.is_floating or dtype.is_complex or dtype is _dt.resource or \
-      dtype is _dt.variant
+  # NOTE: the set answers the common dtypes fast; the flags cover dtypes added later.
+  return dtype in _DIFFERENTIABLE or dtype.is_floating or dtype.is_complex
+
+
+_DIFFERENTIABLE = frozenset(d for d in _dt.ALL if d.is_floating or d.is_complex) | \
+    {_dt.resource, _dt.variant}
 
 
 def unbroadcast(g, x, rec=None):

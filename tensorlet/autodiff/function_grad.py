@@ -4,12 +4,12 @@ The gradient of calling a graph H (a PartitionedCall, a branch of If, a
 While body) is itself a graph, built once per H and set of output gradients:
 `backprop` runs over H's operations inside a FuncGraph nested in H, whose
 inputs are the output gradients. Every value of H that the gradient rules
-use becomes a capture of that gradient graph: an input of H, an output of H,
-or an intermediate. Intermediates come from the forward call when it
-returned them (a tf.function called under a tape runs `H.with_outputs(...)`,
-TF's forward function with intermediates), or else from a second call of H
-that returns them. Both calls are call ops, so gradients of any order go
-through the same rule.
+use is captured by that graph and then becomes one of its inputs: an input
+of H, an output of H, or an intermediate. Intermediates come from the
+forward call when it returned them (a tf.function called under a tape runs
+`forward_graph(H)`, TF's forward function with intermediates), or else from
+a second call of H that returns them. Both calls are call ops, so gradients
+of any order go through the same rule. The graphs are cached on H.
 """
 from tensorlet import dtypes as _dt
 from tensorlet.autodiff.backprop import backprop, is_differentiable_dtype
@@ -21,7 +21,6 @@ from tensorlet.ops.registry import execute
 from tensorlet.tensor_spec import TensorSpec
 
 __all__ = ["gradient_graph", "call_gradients", "forward_graph"]
-
 
 
 def _cache(h):
@@ -92,6 +91,17 @@ class _Gradient:
     g.structured_outputs = list(g.outputs)
     self._recompute = None
 
+  def positions_in(self, extra):
+    """Where each intermediate is in `extra` (a forward graph's extra outputs), or
+    None when one is missing; remembered per forward graph."""
+    memo = self.__dict__.setdefault("_positions", {})
+    key = id(extra)
+    if key not in memo:
+      index = {id(t): k for k, t in enumerate(extra)}
+      memo[key] = [index[id(t)] for t in self.intermediates] \
+          if all(id(t) in index for t in self.intermediates) else None
+    return memo[key]
+
   def recompute_graph(self):
     """H returning the intermediates too (called again when the forward did not)."""
     if self._recompute is None:
@@ -100,6 +110,7 @@ class _Gradient:
 
 
 def gradient_graph(h, mask, recorded=False):
+  """The (cached) gradient of H for the output indices `mask`."""
   per = _cache(h)
   key = (tuple(mask), bool(recorded))
   gr = per.get(key)
@@ -112,11 +123,10 @@ def forward_graph(h):
   """H returning, after its outputs, every intermediate its full gradient needs,
   so a call of it under a tape leaves nothing to recompute (H itself when its
   gradient needs no intermediate)."""
-  gradient_graph(h, [k for k, t in enumerate(h.outputs) if _differentiable(t)])
   per = _cache(h)
   fwd = per.get("forward")
   if fwd is None:
-    gr = per[(tuple(k for k, t in enumerate(h.outputs) if _differentiable(t)), False)]
+    gr = gradient_graph(h, [k for k, t in enumerate(h.outputs) if _differentiable(t)])
     fwd = h
     if gr.intermediates:
       fwd = gr.recompute_graph()
@@ -148,9 +158,9 @@ def call_gradients(h, inputs, dys, outputs=None, extra=None):
   if gr.intermediates and extra is not None and not recorded:
     # NOTE: a recorded gradient recomputes them instead: the forward's extra
     # outputs would then need gradients of their own (higher order).
-    index = {id(t): k for k, t in enumerate(extra)}
-    if all(id(t) in index for t in gr.intermediates):
-      mids = [outputs[n + index[id(t)]] for t in gr.intermediates]
+    pos = gr.positions_in(extra)
+    if pos is not None:
+      mids = [outputs[n + k] for k in pos]
   if gr.intermediates and mids is None:
     outs = cf.call(gr.recompute_graph(), inputs, name="PartitionedCallFwd")
     mids = outs[n:]
