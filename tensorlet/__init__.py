@@ -50,7 +50,7 @@ from tensorlet.autodiff.custom_gradient import custom_gradient
 from tensorlet.ops import graph_ops as _graph_ops  # noqa: F401 - Const, Placeholder
 from tensorlet.polymorphic_function.polymorphic import function, Function  # noqa: F401
 from tensorlet.ops.script_ops import numpy_function, py_function  # noqa: F401
-from tensorlet.ops.control_flow_ops import case, cond, switch_case, while_loop  # noqa: F401
+from tensorlet.graph.control_flow import case, cond, switch_case, while_loop  # noqa: F401
 from tensorlet.ops.tensor_array_ops import TensorArray  # noqa: F401
 from tensorlet.graph.graph import Graph, Operation  # noqa: F401
 from tensorlet import math, nest, config, debugging, types  # noqa: F401

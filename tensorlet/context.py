@@ -5,7 +5,6 @@
 are recording now). Everything else here changes those two fields or keeps
 scope bookkeeping.
 """
-import contextlib
 import threading
 
 __all__ = ["ctx", "executing_eagerly", "device", "name_scope"]
@@ -19,7 +18,6 @@ class _Context(threading.local):
     self.device = ""             # current tf.device string
     self.scope = ""              # current name scope, "a/b/" form
     self.run_functions_eagerly = False
-    self.init_scope_depth = 0
     self.variable_watchers = ()  # custom_gradient's collectors of accessed variables
     self.variable_creator = None  # tf.function's first-trace-only rule hooks in here
 
@@ -30,16 +28,6 @@ ctx = _Context()
 def executing_eagerly():
   """True unless a graph (a `tf.function` trace) is being built."""
   return ctx.graph is None
-
-
-@contextlib.contextmanager
-def push_tapes(tapes):
-  old = ctx.tapes
-  ctx.tapes = tapes
-  try:
-    yield
-  finally:
-    ctx.tapes = old
 
 
 _DEVICE_PREFIX = "/job:localhost/replica:0/task:0/device:"
@@ -96,7 +84,7 @@ class name_scope:
       g = ctx.graph
       base = self._name
       if g is not None:
-        base = g.unique_scope(ctx.scope + self._name)
+        base = g.unique_name(ctx.scope + self._name)
       else:
         base = ctx.scope + self._name
       ctx.scope = base + "/"

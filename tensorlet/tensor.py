@@ -353,7 +353,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
                        f"{t.dtype.name}: {value!r}")
     return t
   if isinstance(value, (list, tuple)) and _contains_tensor_checked(value):
-    from tensorlet.ops import array_ops
+    from tensorlet.ops import array_ops  # late-bound: packing tensors is an op (layer above)
     return array_ops.stack([convert_to_tensor(v, dtype, dtype_hint) for v in value])
   if dtype is None and dtype_hint is not None and not isinstance(value, (np.ndarray, np.generic)):
     hint = _dt.as_dtype(dtype_hint)
@@ -383,10 +383,10 @@ def constant(value, dtype=None, shape=None, name="Const"):
   if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
     t = convert_to_tensor(value)
     if dtype is not None and t.dtype is not _dt.as_dtype(dtype):
-      from tensorlet.ops.math_ops import cast
+      from tensorlet.ops.math_ops import cast  # late-bound: a cast is an op (layer above)
       t = cast(t, dtype)
     if shape is not None:
-      from tensorlet.ops.array_ops import reshape
+      from tensorlet.ops.array_ops import reshape  # late-bound: reshape is an op (layer above)
       t = reshape(t, shape)
     return t
   if dtype is not None:

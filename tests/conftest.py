@@ -18,3 +18,10 @@ sys.path.extend(os.path.join(_TESTS, d) for d in sorted(os.listdir(_TESTS))
 def _seeded():
   np.random.seed(0)
   yield
+
+
+# Every graph the suite lowers or optimises is linted after each pass
+# (Graph.lint: topological order, input ownership, arity, dtypes, names).
+from tensorlet.graph import passes as _passes  # noqa: E402
+
+_passes.LINT = True

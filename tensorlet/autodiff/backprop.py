@@ -13,8 +13,12 @@ __all__ = ["backprop", "unbroadcast", "is_differentiable_dtype"]
 
 
 def is_differentiable_dtype(dtype):
-  return dtype.is_floating or dtype.is_complex or dtype is _dt.resource or \
-      dtype is _dt.variant
+  # NOTE: the set answers the common dtypes fast; the flags cover dtypes added later.
+  return dtype in _DIFFERENTIABLE or dtype.is_floating or dtype.is_complex
+
+
+_DIFFERENTIABLE = frozenset(d for d in _dt.ALL if d.is_floating or d.is_complex) | \
+    {_dt.resource, _dt.variant}
 
 
 def unbroadcast(g, x, rec=None):
@@ -134,7 +138,7 @@ def backprop(records, seeds, source_ids):
     if od.grad_fn is None:
       raise LookupError(f"No gradient defined for operation '{od.name}' (op type: {od.name}). "
                         f"It is not differentiable; wrap it in tf.stop_gradient if that is intended.")
-    if len(dys) > 1:
+    if len(dys) > 1 and not od.none_grads:
       dys = [zeros_for(o) if d is None and is_differentiable_dtype(o.dtype) and
              o.dtype is not _dt.resource else d for d, o in zip(dys, rec.outputs)]
     # NOTE: gradient rules may skip inputs nobody asked about (e.g. MatMul's

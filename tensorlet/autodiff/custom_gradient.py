@@ -6,9 +6,10 @@ function reads are found by a watcher and become extra inputs of the record,
 as TensorFlow does (`grad_fn(*dys, variables=...)`).
 
 In a graph the forward ops are staged as usual and their outputs pass through
-one `CustomGradientIdentity` node whose gradient is `grad_fn`; a graph replayed
-op by op (a tf.function under an outer tape) calls the Python function again
-at that node, so `grad_fn`'s closure always holds tensors of the current run.
+one `CustomGradientIdentity` node whose gradient is `grad_fn`. A tf.function
+called under a tape is differentiated by the reverse pass over its graph, so
+the tensors `grad_fn`'s closure holds are values of that graph (captured by
+the gradient graph like any other intermediate).
 """
 import functools
 import inspect
@@ -52,6 +53,7 @@ def _identity_kernel(*xs, n, grad, fn, args, kwargs):
 
 
 _IDENTITY = OpDef("CustomGradientIdentity", _identity_kernel, type_inputs=(), num_outputs=None,
+                  runs_python="tf.custom_gradient",
                   shape=lambda i, a: [(t.shape, t.dtype) for t in i[:a["n"]]])
 
 
@@ -124,17 +126,6 @@ def call(f, args, kwargs):
   if saved_tapes and tensors_out:
     record(_CUSTOM, inputs, tuple(tensors_out), {"grad": grad})
   return nest.pack_sequence_as(result, new_out)
-
-
-def replay_call(op, ins):
-  """Re-runs the Python function of a CustomGradientIdentity node on `ins`
-  (the node's inputs in the current run): used when a graph is replayed."""
-  a = op.attrs
-  n = a["n"]
-  it = iter(ins[n:])
-  args = [next(it) if isinstance(x, Tensor) else x for x in a["args"]]
-  out = call(a["fn"], args, a["kwargs"])
-  return tuple(o for o in nest.flatten(out) if isinstance(o, Tensor))
 
 
 def _is_numeric(a):

@@ -88,7 +88,7 @@ def for_stmt(dataset, extra_test, body, get_state, set_state, names, opts):
     return
   from tensorlet.autograph.operators import control_flow as cf
   from tensorlet.autograph.operators.special_values import is_undefined
-  from tensorlet.ops.control_flow_ops import _collapse, _expand
+  from tensorlet.graph.control_flow import _collapse, _expand
   init = list(get_state())
   cf._check_defined(names, init)
   idx = cf._loop_vars(names, init)

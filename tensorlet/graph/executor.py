@@ -1,20 +1,25 @@
-"""Two executors with one semantics over an optimised node list:
+"""Two executors with one semantics over a lowered graph (passes.lower):
 
-* `Interpreter`: walks the nodes calling kernels; the reference.
-* `compile_nodes`: generates one Python line per node (kernels bound as
-  globals, inline expressions where the OpDef has one), frees large values
-  after their last use, and registers the source with `linecache` so
-  tracebacks show the generated line; errors are mapped back to the node
-  and the user's source line that created it.
+* `Interpreter`: walks the graph's operations calling kernels; the reference.
+* `compile_graph`: generates one Python line per operation (kernels bound as
+  globals, inline expressions where the OpDef has one, Const values bound as
+  globals), frees large values after their last use, and registers the source
+  with `linecache` so tracebacks show the generated line; errors are mapped
+  back to the operation and the user's source line that created it.
+
+`function_for(graph)` and `loop_for(cond, body)` compile the graphs that
+control-flow and call ops run, once per graph (a cache here, not in attrs).
 """
 import linecache
 import itertools
+import weakref
 
 import numpy as np
 
 from tensorlet.errors import InvalidArgumentError, OpError
+from tensorlet.ops.registry import GRAPH_EXEC
 
-__all__ = ["Interpreter", "compile_nodes"]
+__all__ = ["Interpreter", "compile_graph", "function_for", "loop_for"]
 
 _counter = itertools.count()
 _BIG = 1 << 16  # elements; smaller values are not worth a `del`
@@ -43,29 +48,48 @@ def _node_error(node, e, values=None):
 
 
 class Interpreter:
-  """Runs nodes one by one with a dict of values: slow, simple, the reference."""
+  """Runs a lowered graph op by op with a dict of values: slow, simple, the reference."""
 
-  def __init__(self, nodes, inputs, outputs, consts):
-    self.nodes = nodes
-    self.inputs = inputs
-    self.outputs = outputs
-    self.consts = consts
+  def __init__(self, graph):
+    self.graph = graph
 
   def __call__(self, *args):
-    env = dict(self.consts)
-    env.update(zip(self.inputs, args))
-    for n in self.nodes:
-      vals = [env[i] for i in n.inputs]
+    g = self.graph
+    env = {id(t): v for t, v in zip(g.inputs, args)}
+    for op in g.get_operations():
+      od = op.opdef
+      if od.is_placeholder:
+        continue
+      vals = [env[id(t)] for t in op.inputs]
       try:
-        r = n.opdef.kernel(*vals, **n.attrs)
+        r = od.kernel(*vals, **op.attrs)
       except Exception as e:  # noqa: BLE001 - mapped to the node
-        raise _node_error(n, e, vals) from None
-      if len(n.outputs) == 1 and n.opdef.num_outputs == 1:
-        env[n.outputs[0]] = r
+        raise _node_error(op, e, vals) from None
+      if len(op.outputs) == 1 and od.num_outputs == 1:
+        env[id(op.outputs[0])] = r
       else:
-        for o, v in zip(n.outputs, r):
-          env[o] = v
-    return tuple(env[o] for o in self.outputs)
+        for o, v in zip(op.outputs, r):
+          env[id(o)] = v
+    return tuple(env[id(o)] for o in g.outputs)
+
+
+def _plan(g):
+  """The emitter's view of a lowered graph: (ops, inputs, outputs, consts, sizes, types)
+  with values named by id; Const outputs are bound values, not lines."""
+  consts, sizes, types, ops = {}, {}, {}, []
+  for op in g.get_operations():
+    od = op.opdef
+    for t in op.outputs:
+      s = t.shape
+      types[id(t)] = (tuple(s.as_list()) if s.is_fully_defined() else None, t.dtype)
+      n = s.num_elements()
+      if n is not None:
+        sizes[id(t)] = n
+    if od.is_const:
+      consts[id(op.outputs[0])] = op.attrs["value"]
+    elif not od.is_placeholder:
+      ops.append(op)
+  return (ops, [id(t) for t in g.inputs], [id(t) for t in g.outputs], consts, sizes, types)
 
 
 class _Emitter:
@@ -79,8 +103,10 @@ class _Emitter:
     self.line_node = {}
     self.names = {}
 
-  def emit(self, nodes, input_names, inputs, outputs, consts, sizes, types, prefix, indent):
-    """Lines computing `outputs` from `inputs` (already bound to `input_names`)."""
+  def emit(self, plan, input_names, prefix, indent):
+    """Lines computing a planned graph's outputs from its inputs (already bound to
+    `input_names`)."""
+    ops, inputs, outputs, consts, sizes, types = plan
     names = self.names
     glb = self.glb
     lines = self.lines
@@ -94,40 +120,44 @@ class _Emitter:
         # scalars for all-0-d operands, so results are unchanged.
         glb[names[i]] = np.asarray(v) if isinstance(v, np.generic) and v.dtype.kind in "biuf" \
             else v
+    # Value ids of each op's inputs and outputs (the generated code's symbol table).
+    n_in = [[id(t) for t in op.inputs] for op in ops]
+    n_out = [[id(t) for t in op.outputs] for op in ops]
     last_use, uses, producer = {}, {}, {}
-    for idx, n in enumerate(nodes):
-      for i in n.inputs:
+    for idx, op in enumerate(ops):
+      for i in n_in[idx]:
         last_use[i] = idx
         uses[i] = uses.get(i, 0) + 1
-      for o in n.outputs:
-        producer[o] = n.opdef
+      for o in n_out[idx]:
+        producer[o] = op.opdef
     out_set = set(outputs)
     for o in outputs:
-      last_use[o] = len(nodes)
-    inline = _inlined_reads(nodes, uses, last_use, out_set)
-    for idx, n in enumerate(nodes):
+      last_use[o] = len(ops)
+    inline = _inlined_reads(ops, n_in, n_out, uses, last_use, out_set)
+    for idx, n in enumerate(ops):
+      ins, outs_ids = n_in[idx], n_out[idx]
       if idx in inline:
         # NOTE: the read goes into the next line's expression: no name that holds
         # the array (so an update may still write in place) and no `del`.
-        names[n.outputs[0]] = n.opdef.expr.format(names[n.inputs[0]])
+        names[outs_ids[0]] = n.opdef.expr.format(names[ins[0]])
         continue
       outs = []
-      for j, o in enumerate(n.outputs):
-        names[o] = f"{prefix}v{idx}_{j}" if len(n.outputs) > 1 else f"{prefix}v{idx}"
+      for j, o in enumerate(outs_ids):
+        names[o] = f"{prefix}v{idx}_{j}" if len(outs_ids) > 1 else f"{prefix}v{idx}"
         outs.append(names[o])
-      args = [names[i] for i in n.inputs]
+      args = [names[i] for i in ins]
       od = n.opdef
       target = None
-      if od.inplace is not None and not n.attrs and len(n.outputs) == 1:
-        augmented = od.inplace in _AUGMENTED and len(n.inputs) == 2
-        for k, i in enumerate(n.inputs):
+      if od.inplace is not None and not n.attrs and len(outs_ids) == 1:
+        augmented = od.inplace in _AUGMENTED and len(ins) == 2
+        for k, i in enumerate(ins):
           if augmented and k == 1 and od.inplace not in _COMMUTATIVE:
             break
-          if n.inputs.count(i) == 1 and _can_reuse(i, n.outputs[0], uses, producer, types,
-                                                   out_set, sizes, 1 if augmented else _REUSE_MIN):
+          if ins.count(i) == 1 and _can_reuse(i, outs_ids[0], uses, producer, types,
+                                              out_set, sizes, 1 if augmented else _REUSE_MIN):
             target = k
             break
-      zero = self._zero(types.get(n.outputs[0])) if n.outputs else "0"
+      zero = self._zero(types.get(outs_ids[0])) if outs_ids else "0"
       if target is not None:
         if "{" in od.inplace:  # a template, e.g. "np.maximum({0}, 0, out={out})"
           lines.append(f"{indent}{od.inplace.format(*args, out=args[target], zero=zero)}")
@@ -137,9 +167,9 @@ class _Emitter:
           lines.append(f"{indent}{args[target]} {_AUGMENTED[od.inplace]} {other}")
         else:  # a ufunc name
           lines.append(f"{indent}np.{od.inplace}({', '.join(args)}, out={args[target]})")
-        names[n.outputs[0]] = args[target]
+        names[outs_ids[0]] = args[target]
         self.line_node[len(lines)] = n
-        _free(lines, n, idx, names, last_use, sizes, producer, indent, keep=n.inputs[target])
+        _free(lines, ins, idx, names, last_use, sizes, producer, indent, keep=ins[target])
         continue
       expr = od.expr(n.attrs) if callable(od.expr) else (od.expr if not n.attrs else None)
       if expr is not None:
@@ -160,7 +190,7 @@ class _Emitter:
       else:
         lines.append(f"{indent}{', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}")
       self.line_node[len(lines)] = n
-      _free(lines, n, idx, names, last_use, sizes, producer, indent)
+      _free(lines, ins, idx, names, last_use, sizes, producer, indent)
     return [names[o] for o in outputs]
 
   def _zero(self, typ):
@@ -194,7 +224,7 @@ class _Emitter:
           raise
         scope = dict(glb)
         scope.update(frame.f_locals)
-        vals = [scope.get(names[i]) for i in node.inputs]
+        vals = [scope.get(names[id(t)]) for t in node.inputs]
         raise _node_error(node, e, vals if all(v is not None for v in vals) else None) \
             from None
     run.source = src
@@ -206,70 +236,97 @@ def _tuple(names):
   return f"({', '.join(names)}{',' if len(names) == 1 else ''})"
 
 
-def compile_nodes(nodes, inputs, outputs, consts, sizes, fn_name="graph", types=None):
-  """A Python function (args = input values) -> tuple of output values.
-
-  `types` (value id -> (static shape tuple or None, dtype)) enables buffer
-  reuse: an elementwise op whose first input is a fresh array of the output's
-  shape, used by nobody else, writes into it (`np.add(v1, v2, out=v1)`).
-  """
+def compile_graph(g, fn_name="graph"):
+  """A Python function (args = values of `g.inputs`) -> tuple of output values, for
+  a lowered graph. Static shapes enable buffer reuse: an elementwise op whose
+  first input is a fresh array of the output's shape, used by nobody else,
+  writes into it (`np.add(v1, v2, out=v1)`)."""
   em = _Emitter()
-  params = [f"a{k}" for k in range(len(inputs))]
+  params = [f"a{k}" for k in range(len(g.inputs))]
   em.lines.append(f"def {fn_name}({', '.join(params)}):")
-  outs = em.emit(nodes, params, inputs, outputs, consts, sizes, types or {}, "", "  ")
+  outs = em.emit(_plan(g), params, "", "  ")
   em.lines.append(f"  return {_tuple(outs)}")
   return em.finish(fn_name)
 
 
-def compile_loop(cond, body, n_vars, n_ccaps, n_bcaps, fn_name="while_loop"):
-  """One Python `while` loop running two planned graphs inline.
+def compile_loop(cond, body, n_vars, fn_name="while_loop"):
+  """One Python `while` loop running two lowered graphs inline.
 
-  `cond` and `body` are (nodes, inputs, outputs, consts, sizes, types) of graphs
-  whose inputs are the loop variables then their captures; the loop function
-  takes (vars..., cond captures..., body captures...) and returns the final vars.
+  `cond` and `body` take the loop variables then their own captures; the loop
+  function takes (vars..., cond captures..., body captures...) and returns the
+  final vars.
   """
+  n_c = len(cond.inputs) - n_vars
+  n_b = len(body.inputs) - n_vars
   em = _Emitter()
   xs = [f"x{k}" for k in range(n_vars)]
-  cc = [f"cc{k}" for k in range(n_ccaps)]
-  bc = [f"bc{k}" for k in range(n_bcaps)]
+  cc = [f"cc{k}" for k in range(n_c)]
+  bc = [f"bc{k}" for k in range(n_b)]
   em.lines.append(f"def {fn_name}({', '.join(xs + cc + bc)}):")
   em.lines.append("  while True:")
-  c_nodes, c_in, c_out, c_consts, c_sizes, c_types = cond
-  (test,) = em.emit(c_nodes, xs + cc, c_in, c_out, c_consts, c_sizes, c_types, "C", "    ")
+  (test,) = em.emit(_plan(cond), xs + cc, "C", "    ")
   em.lines.append(f"    if not {test}:")
   em.lines.append("      break")
-  b_nodes, b_in, b_out, b_consts, b_sizes, b_types = body
-  new = em.emit(b_nodes, xs + bc, b_in, b_out, b_consts, b_sizes, b_types, "B", "    ")
+  new = em.emit(_plan(body), xs + bc, "B", "    ")
   if xs:
     em.lines.append(f"    {', '.join(xs)}{',' if len(xs) == 1 else ''} = {_tuple(new)}")
   em.lines.append(f"  return {_tuple(xs)}")
   return em.finish(fn_name)
 
 
+# Compiled graphs of control-flow and call ops, by graph: attrs hold only graphs.
+_FUNCTIONS = weakref.WeakKeyDictionary()
+_LOOPS = weakref.WeakKeyDictionary()
+
+
+def _ident(name):
+  s = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+  return s if s and not s[0].isdigit() else "f_" + s
+
+
+def function_for(fg):
+  """The compiled function of a FuncGraph over (inputs..., captures...) arrays."""
+  fn = _FUNCTIONS.get(fg)
+  if fn is None:
+    from tensorlet.graph.passes import lower
+    fn = _FUNCTIONS[fg] = compile_graph(lower(fg, bind_captures=False), _ident(fg.name))
+  return fn
+
+
+def loop_for(cond_g, body_g, n_vars):
+  """One compiled `while` loop of a loop's test and body graphs."""
+  hit = _LOOPS.get(cond_g)
+  if hit is None or hit[0] is not body_g:
+    from tensorlet.graph.passes import lower
+    fn = compile_loop(lower(cond_g, bind_captures=False), lower(body_g, bind_captures=False),
+                      n_vars)
+    hit = _LOOPS[cond_g] = (body_g, fn)
+  return hit[1]
+
+
 _AUGMENTED = {"add": "+=", "subtract": "-=", "multiply": "*=", "true_divide": "/="}
 _COMMUTATIVE = frozenset({"add", "multiply"})
 
 
-def _inlined_reads(nodes, uses, last_use, out_set):
-  """Indices of variable reads used once, by the very next node (so no other
+def _inlined_reads(ops, n_in, n_out, uses, last_use, out_set):
+  """Indices of variable reads used once, by the very next op (so no other
   op, an assignment say, runs between the read and its use)."""
   out = set()
-  for idx, n in enumerate(nodes):
-    if n.opdef.name == "ReadVariableOp" and isinstance(n.opdef.expr, str) and \
-        len(n.outputs) == 1:
-      o = n.outputs[0]
+  for idx, n in enumerate(ops):
+    od = n.opdef
+    if od.reads_state and isinstance(od.expr, str) and len(n_out[idx]) == 1:
+      o = n_out[idx][0]
       if uses.get(o) == 1 and last_use.get(o) == idx + 1 and o not in out_set:
         out.add(idx)
   return out
 
 
-def _free(lines, n, idx, names, last_use, sizes, producer, indent, keep=None):
+def _free(lines, ins, idx, names, last_use, sizes, producer, indent, keep=None):
   """`del` large intermediates at their last use (NumPy then reuses the memory),
   and variable reads (so a later update of the variable may write in place)."""
-  dead = [names[i] for i in set(n.inputs) if i != keep and last_use.get(i) == idx and
+  dead = [names[i] for i in set(ins) if i != keep and last_use.get(i) == idx and
           names[i].isidentifier() and
-          i in producer and (sizes.get(i, _BIG) >= _BIG or
-                             getattr(producer.get(i), "name", "") == "ReadVariableOp")]
+          i in producer and (sizes.get(i, _BIG) >= _BIG or producer[i].reads_state)]
   if dead:
     lines.append(f"{indent}del {', '.join(sorted(dead))}")
 
@@ -286,3 +343,6 @@ def _can_reuse(i, o, uses, producer, types, out_set, sizes, min_size):
     return False
   ti, to = types.get(i), types.get(o)
   return ti is not None and ti == to and ti[0] is not None and len(ti[0]) > 0
+
+
+GRAPH_EXEC.update(function=function_for, loop=loop_for)

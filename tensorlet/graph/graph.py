@@ -18,6 +18,7 @@ from tensorlet.tensor import EagerTensor, Tensor
 __all__ = ["Graph", "FuncGraph", "Operation", "SymbolicTensor"]
 
 _PKG_DIR = __file__.rsplit("/graph/", 1)[0]
+_new = object.__new__
 
 
 class SymbolicTensor(Tensor):
@@ -171,7 +172,6 @@ class Graph:
     self.name = name
     self._ops = []
     self._names = {}
-    self._scopes = {}
     self._last_stateful = None
     self._reads_since = []
     self.seed = None
@@ -190,9 +190,6 @@ class Graph:
         self._names[base] = n
         self._names[cand] = 1
         return cand
-
-  def unique_scope(self, base):
-    return self.unique_name(base)
 
   # ------------------------------------------------------------- building
   def create_op(self, od, inputs, attrs, name=None):
@@ -221,7 +218,7 @@ class Graph:
       op.control_inputs.extend(r for r in self._reads_since if r not in op.control_inputs)
       self._last_stateful = op
       self._reads_since = []
-    elif od.name == "ReadVariableOp":
+    elif od.reads_state:
       if self._last_stateful is not None:
         op.control_inputs.append(self._last_stateful)
       self._reads_since.append(op)
@@ -229,13 +226,11 @@ class Graph:
   def _infer(self, od, inputs, attrs):
     from tensorlet.ops.registry import check_dtypes_graph
     check_dtypes_graph(od, inputs)
-    if od.shape_fn is not None:
-      try:
-        return od.shape_fn(inputs, attrs)
-      except ValueError as e:
-        raise ValueError(f"{e} for '{{{{node {od.name}}}}}' with input shapes: " +
-                         ", ".join(_dims(t.shape) for t in inputs) + ".") from None
-    return _infer_by_running(od, inputs, attrs)
+    try:
+      return od.shape_fn(inputs, attrs)
+    except ValueError as e:
+      raise ValueError(f"{e} for '{{{{node {od.name}}}}}' with input shapes: " +
+                       ", ".join(_dims(t.shape) for t in inputs) + ".") from None
 
   def _capture(self, t):
     if isinstance(t, SymbolicTensor) and t.op.graph is self:
@@ -273,13 +268,132 @@ class Graph:
     return _GraphScope(self)
 
   def __str__(self):
-    lines = [f"graph {self.name}:"]
+    return "\n".join(_graph_lines(self, ""))
+
+  # ------------------------------------------------------------ rewriting
+  def add_node(self, opdef, name, inputs, attrs, like=None, specs=None, source=None):
+    """Appends an Operation as given, without inference, capture or naming rules:
+    passes build their result graphs with it. Output specs come from `like`
+    (an Operation whose outputs this node replaces) or `specs` [(shape, dtype)]."""
+    op = Operation(self, opdef, name, inputs, attrs)
+    op.source = source
+    if specs is None:
+      specs = [(t._shape, t._dtype) for t in like.outputs]
+    outs = []
+    for i, (shape, dtype) in enumerate(specs):
+      t = _new(SymbolicTensor)
+      t.op, t.value_index, t._shape, t._dtype = op, i, shape, dtype
+      t._const = t._variable = None
+      outs.append(t)
+    op.outputs = tuple(outs)
+    self._names[name] = 1
+    self._ops.append(op)
+    return op
+
+  # -------------------------------------------------------------- checks
+  def lint(self):
+    """Checks the graph's invariants; raises ValueError listing every violation.
+
+    Topological order (inputs and control inputs come from earlier ops), input
+    ownership (every input is an output of an op of this graph), arity and
+    dtypes against each op's OpDef, output specs, and unique op names."""
+    from tensorlet.ops.registry import check_dtypes_graph
+    problems = []
+    seen_ops, names = set(), set()
     for op in self._ops:
-      outs = ", ".join(f"{o.name}: {o.dtype.name}{_dims(o.shape)}" for o in op.outputs) or "-"
-      ins = ", ".join(t.name for t in op.inputs)
-      ctl = (" ^" + " ^".join(c.name for c in op.control_inputs)) if op.control_inputs else ""
-      lines.append(f"  {outs} = {op.type}({ins}){ctl}")
-    return "\n".join(lines)
+      od = op.opdef
+      where = f"op '{op.name}' ({od.name})"
+      if op.name in names:
+        problems.append(f"{where}: the name is used twice")
+      names.add(op.name)
+      if op.graph is not self:
+        problems.append(f"{where}: belongs to graph '{op.graph.name}'")
+      for k, t in enumerate(op.inputs):
+        if not isinstance(t, SymbolicTensor) or t.op.graph is not self:
+          problems.append(f"{where}: input {k} ({t!r}) is not a tensor of this graph")
+        elif id(t.op) not in seen_ops:
+          problems.append(f"{where}: input {k} ({t.name}) is produced later (not topological)")
+        elif t.op.outputs[t.value_index] is not t:
+          problems.append(f"{where}: input {k} ({t.name}) is not an output of its op")
+      for c in op.control_inputs:
+        if id(c) not in seen_ops:
+          problems.append(f"{where}: control input '{c.name}' is not an earlier op of this graph")
+      arity_ok = od.variadic or len(op.inputs) == len(od.arg_names)
+      if not arity_ok:
+        problems.append(f"{where}: {len(op.inputs)} inputs, its kernel takes "
+                        f"{len(od.arg_names)}")
+      if od.num_outputs is not None and len(op.outputs) != od.num_outputs:
+        problems.append(f"{where}: {len(op.outputs)} outputs, the OpDef says {od.num_outputs}")
+      for k, t in enumerate(op.outputs):
+        if t.op is not op or t.value_index != k or not isinstance(t.dtype, _dt.DType) or \
+            not isinstance(t.shape, TensorShape):
+          problems.append(f"{where}: output {k} is malformed")
+      if arity_ok and all(isinstance(t, SymbolicTensor) for t in op.inputs):
+        try:
+          check_dtypes_graph(od, op.inputs)
+        except TypeError as e:
+          problems.append(f"{where}: {e}")
+      seen_ops.add(id(op))
+    for k, t in enumerate(getattr(self, "outputs", ())):
+      if not isinstance(t, SymbolicTensor) or t.op.graph is not self or id(t.op) not in seen_ops:
+        problems.append(f"output {k} ({t!r}) is not a tensor of this graph")
+    for k, t in enumerate(getattr(self, "inputs", ())):
+      if not isinstance(t, SymbolicTensor) or t.op.graph is not self or \
+          not t.op.opdef.is_placeholder:
+        problems.append(f"input {k} ({t!r}) is not a placeholder of this graph")
+    if problems:
+      raise ValueError(f"graph '{self.name}' is malformed:\n  " + "\n  ".join(problems))
+    return self
+
+
+def _graph_lines(g, indent):
+  """`str(graph)`: one line per op, attributes after the call, nested graphs
+  (branches, loop bodies, called functions) indented below their op."""
+  head = f"{indent}graph {g.name}"
+  ins = getattr(g, "inputs", None)
+  if ins is not None:
+    head += "(" + ", ".join(f"{t.name}: {t.dtype.name}{_dims(t.shape)}" for t in ins) + ")"
+  lines = [head + ":"]
+  pad = indent + "  "
+  for op in g._ops:
+    outs = ", ".join(f"{o.name}: {o.dtype.name}{_dims(o.shape)}" for o in op.outputs) or "-"
+    args = ", ".join(t.name for t in op.inputs)
+    nested = [(k, v) for k, v in op.attrs.items() if isinstance(v, Graph)]
+    attrs = ", ".join(f"{k}={_attr_text(v)}" for k, v in op.attrs.items())
+    ctl = (" ^" + " ^".join(c.name for c in op.control_inputs)) if op.control_inputs else ""
+    lines.append(f"{pad}{outs} = {op.type}({args}){' {' + attrs + '}' if attrs else ''}{ctl}")
+    for k, sub in nested:
+      lines.append(f"{pad}  {k}:")
+      lines.extend(_graph_lines(sub, pad + "    "))
+  outs = getattr(g, "outputs", None)
+  if outs is not None:
+    lines.append(f"{pad}return {', '.join(t.name for t in outs)}")
+  return lines
+
+
+def _attr_text(v):
+  if isinstance(v, Graph):
+    return f"<graph {v.name}>"
+  if isinstance(v, _dt.DType):
+    return v.name
+  if isinstance(v, TensorShape):
+    return _dims(v)
+  if isinstance(v, (np.ndarray, np.generic)):
+    a = np.asarray(v)
+    if a.size <= 6:
+      return np.array2string(a, separator=",").replace("\n", "")
+    return f"<{a.dtype}{list(a.shape)}>"
+  if isinstance(v, (list, tuple)):
+    inner = ", ".join(_attr_text(x) for x in v)
+    return f"[{inner}]" if isinstance(v, list) else f"({inner}{',' if len(v) == 1 else ''})"
+  if isinstance(v, dict):
+    return "{" + ", ".join(f"{k}: {_attr_text(x)}" for k, x in v.items()) + "}"
+  if v is None or isinstance(v, (bool, int, float, str, bytes)):
+    return repr(v)
+  if callable(v):
+    return f"<{getattr(v, '__qualname__', type(v).__name__)}>"
+  name = getattr(v, "name", None)
+  return f"<{type(v).__name__} {name}>" if isinstance(name, str) else f"<{type(v).__name__}>"
 
 
 class _GraphScope:
@@ -304,26 +418,9 @@ def _dims(shape):
   return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
 
 
-def _infer_by_running(od, inputs, attrs):
-  """Shape inference for ops without a shape rule: run the kernel on zeros."""
-  if od.stateful or not all(t.shape.is_fully_defined() for t in inputs):
-    d = inputs[0].dtype if inputs else _dt.float32
-    return [(TensorShape(None), d)]
-  vals = [t._const if t._const is not None else
-          np.zeros(t.shape.as_list(), dtype=t.dtype._np) for t in inputs]
-  res = od.kernel(*vals, **attrs)
-  if od.num_outputs == 1:
-    res = (res,)
-  out = []
-  for r in res:
-    r = np.asarray(r)
-    out.append((TensorShape(r.shape), _dt.from_numpy(r.dtype) or _dt.string))
-  return out
-
-
 # NOTE: small constant values are known while tracing so shape rules can use
 # them (reshape(x, shape(y)), zeros(n)); the graph still holds the ops and
-# the constant-folding pass removes them.
+# lowering turns them into constants.
 _FOLD_LIMIT = 1024
 
 
@@ -332,25 +429,13 @@ def _propagate_constant(op):
   if od.stateful or od.num_outputs != 1 or not op.outputs:
     return
   out = op.outputs[0]
-  if od.name == "Const":
+  if od.is_const:
     out._const = np.asarray(op.attrs["value"])
     return
-  if od.name in ("Shape", "Size", "Rank"):
-    x = op.inputs[0]
-    if x.shape.is_fully_defined():
-      d = x.shape.as_list()
-      v = {"Shape": d, "Size": int(np.prod(d)), "Rank": len(d)}[od.name]
-      out._const = np.asarray(v, dtype=(op.attrs.get("out_type") or _dt.int32)._np)
+  if od.static_value is not None:
+    out._const = od.static_value(op)
     return
-  if od.name in ("ZerosLike", "OnesLike"):
-    # NOTE: these depend only on the static shape (gradient seeds of scalar losses).
-    x = op.inputs[0]
-    if x.shape.is_fully_defined() and x.shape.num_elements() <= _FOLD_LIMIT and \
-        x.dtype.is_numeric:
-      fill = np.zeros if od.name == "ZerosLike" else np.ones
-      out._const = fill(x.shape.as_list(), x.dtype._np)
-    return
-  if od.name == "ReadVariableOp" or not op.inputs:
+  if od.reads_state or not op.inputs:
     return
   vals = [t._const for t in op.inputs]
   if any(v is None or v.size > _FOLD_LIMIT for v in vals):
@@ -432,7 +517,7 @@ class FuncGraph(Graph):
     for op in self._ops:
       if id(op) not in needed:
         continue
-      if op.type == "Placeholder":
+      if op.opdef.is_placeholder:
         o = op.outputs[0]
         if id(o) in self.feeds:
           env[id(o)] = self.feeds[id(o)]._value
@@ -454,3 +539,24 @@ class FuncGraph(Graph):
     return _wrap(env[id(t)])
 
 
+
+  def with_outputs(self, extra, name=None):
+    """A copy of this graph returning its outputs and then `extra` (tensors of this
+    graph): the forward graph of a call whose gradient needs intermediate values.
+    Inputs and captures (same outer values, same order) are kept."""
+    g = FuncGraph(name or self.name, outer_graph=self.outer_graph)
+    m, ops = {}, {}
+    for op in self._ops:
+      new = g.add_node(op.opdef, op.name, [m[id(t)] for t in op.inputs], op.attrs, like=op,
+                       source=op.source)
+      new.control_inputs = [ops[id(c)] for c in op.control_inputs]
+      ops[id(op)] = new
+      for a, b in zip(op.outputs, new.outputs):
+        m[id(a)] = b
+        b._const, b._variable = a._const, a._variable
+    g.inputs = [m[id(t)] for t in self.inputs]
+    g.outputs = [m[id(t)] for t in list(self.outputs) + list(extra)]
+    g.captures = {k: (v, m[id(ph)]) for k, (v, ph) in self.captures.items()}
+    g.variables = list(self.variables)
+    g.structured_outputs = list(g.outputs)
+    return g

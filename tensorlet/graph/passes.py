@@ -1,100 +1,158 @@
-"""Graph optimisation passes over a flat, program-ordered node list.
+"""Graph optimisation passes and `lower`, which prepares a graph for execution.
 
-A `Node` is (opdef, inputs, attrs, outputs) where inputs/outputs are value
-ids; `consts` maps a value id to a known value (Const nodes, and captured
-eager tensors whose values cannot change). Each pass is a pure function
-`(nodes, outputs, consts) -> (nodes, changed)` and PIPELINE lists them in
-order; `optimize` runs the pipeline to a fixed point.
+Every pass is a function `graph -> (graph, changed)` over FuncGraphs whose
+inputs are placeholders and whose known values are `Const` nodes; it returns
+a new graph (or the same one when nothing changed) and reads no global
+state. `PIPELINE` lists them in order; `optimize` runs it to a fixed point
+(linting the graph after every pass when `LINT` is set, as the test suite
+does). What a pass knows about an op comes from its OpDef (`role`,
+`stateful`, `simplify`), never from its name.
 """
 import numpy as np
 
-__all__ = ["Node", "PIPELINE", "optimize", "from_func_graph"]
+from tensorlet import dtypes as _dt
+from tensorlet.errors import InvalidArgumentError
+from tensorlet.graph.graph import FuncGraph
+from tensorlet.ops.registry import REGISTRY, ZERO
+
+__all__ = ["PIPELINE", "optimize", "lower", "prune", "fold_constants", "cse", "simplify"]
 
 _FOLD_MAX_BYTES = 1 << 22
 
-
-class Node:
-  __slots__ = ("opdef", "inputs", "attrs", "outputs", "controls", "name", "source")
-
-  def __init__(self, opdef, inputs, attrs, outputs, controls=(), name="", source=None):
-    self.opdef = opdef
-    self.inputs = list(inputs)
-    self.attrs = attrs
-    self.outputs = list(outputs)
-    self.controls = list(controls)
-    self.name = name
-    self.source = source
-
-  def __repr__(self):
-    return f"Node({self.opdef.name}, in={self.inputs}, out={self.outputs})"
+# Set by the test suite: every pass's result is linted (Graph.lint).
+LINT = False
 
 
-def from_func_graph(fg):
-  """Nodes for every non-placeholder op of `fg` (placeholders become value ids)."""
-  nodes = []
-  for op in fg.get_operations():
-    if op.type == "Placeholder":
+class _Rewrite:
+  """Builds a graph from another by copying ops with their inputs mapped."""
+
+  def __init__(self, g):
+    self.src = g
+    self.g = FuncGraph(g.name)
+    self.map = {}      # id(old tensor) -> new tensor
+    self.ops = {}      # id(old op) -> new op
+
+  def copy(self, op, inputs=None):
+    m = self.map
+    ins = [m[id(t)] for t in op.inputs] if inputs is None else inputs
+    new = self.g.add_node(op.opdef, op.name, ins, op.attrs, like=op, source=op.source)
+    if op.control_inputs:
+      ops = self.ops
+      new.control_inputs = [ops[id(c)] for c in op.control_inputs if id(c) in ops]
+    self.ops[id(op)] = new
+    for a, b in zip(op.outputs, new.outputs):
+      m[id(a)] = b
+    return new
+
+  def const(self, op, value):
+    """A Const node standing for `op`'s single output, with its name."""
+    out = op.outputs[0]
+    new = self.g.add_node(REGISTRY["Const"], op.name, [], {"value": value, "dtype": out.dtype},
+                          like=op, source=op.source)
+    self.map[id(out)] = new.outputs[0]
+    return new
+
+  def finish(self):
+    m = self.map
+    self.g.inputs = [m[id(t)] for t in self.src.inputs]
+    self.g.outputs = [m[id(t)] for t in self.src.outputs]
+    return self.g
+
+
+def _apply(g, drop=(), alias=None, consts=None):
+  """The result graph of a pass's decisions about `g`'s ops: `drop` (op ids),
+  `alias` (id(output) -> the tensor of `g` it equals), `consts` (id(op) -> value)."""
+  rw = _Rewrite(g)
+  m = rw.map
+  for op in g.get_operations():
+    k = id(op)
+    if k in drop:
       continue
-    nodes.append(Node(op.opdef, [id(t) for t in op.inputs], op.attrs,
-                      [id(t) for t in op.outputs], [id(c) for c in op.control_inputs],
-                      op.name, op.source))
-  return nodes
-
-
-def _substitute(nodes, outputs, sub):
-  for n in nodes:
-    n.inputs = [sub.get(i, i) for i in n.inputs]
-  outputs[:] = [sub.get(o, o) for o in outputs]
-
-
-def prune(nodes, outputs, consts):
-  """Keeps what outputs and stateful operations need."""
-  needed = set(outputs)
-  keep = []
-  for n in reversed(nodes):
-    if n.opdef.stateful or any(o in needed for o in n.outputs):
-      keep.append(n)
-      needed.update(n.inputs)
-  keep.reverse()
-  return keep, len(keep) != len(nodes)
-
-
-def fold_constants(nodes, outputs, consts):
-  """Evaluates nodes whose inputs are all known, replacing them by constants."""
-  changed = False
-  keep = []
-  for n in nodes:
-    od = n.opdef
-    if od.name == "Const":
-      consts[n.outputs[0]] = n.attrs["value"]
-      changed = True
+    if consts and k in consts:
+      rw.const(op, consts[k])
       continue
-    if n.outputs and all(o in consts for o in n.outputs) and not od.stateful:
-      changed = True  # value already known while tracing (shape arithmetic)
+    if alias:
+      outs = op.outputs
+      if len(outs) == 1 and id(outs[0]) in alias:
+        m[id(outs[0])] = m[id(alias[id(outs[0])])]
+        continue
+    rw.copy(op)
+  return rw.finish()
+
+
+def _const_of(t):
+  """The value of a Const node's output, else None."""
+  op = t.op
+  return op.attrs["value"] if op.opdef.is_const else None
+
+
+def prune(g):
+  """Keeps what the outputs and stateful operations need."""
+  needed = {id(t) for t in g.outputs}
+  add = needed.add
+  drop = set()
+  for op in reversed(g.get_operations()):
+    od = op.opdef
+    outs = op.outputs
+    if od.stateful or od.role == "placeholder" or (
+        id(outs[0]) in needed if len(outs) == 1 else any(id(o) in needed for o in outs)):
+      for t in op.inputs:
+        add(id(t))
+      for c in op.control_inputs:
+        for o in c.outputs:
+          add(id(o))
+    else:
+      drop.add(id(op))
+  if not drop:
+    return g, False
+  return _apply(g, drop=drop), True
+
+
+def _foldable(op):
+  od = op.opdef
+  return not (od.stateful or od.role is not None or not op.inputs or od.num_outputs != 1 or
+              len(op.outputs) != 1 or any(t.dtype is _dt.resource for t in op.inputs))
+
+
+def fold_constants(g):
+  """Evaluates ops whose inputs are all constants, replacing them by constants."""
+  known = {}     # id(tensor) -> value, for Const outputs and folded ops
+  folded = {}
+  for op in g.get_operations():
+    od = op.opdef
+    if od.is_const:
+      known[id(op.outputs[0])] = op.attrs["value"]
       continue
-    if (od.stateful or od.name == "ReadVariableOp" or not n.inputs or od.num_outputs != 1
-        or len(n.outputs) != 1 or not all(i in consts for i in n.inputs)):
-      keep.append(n)
+    if not _foldable(op):
+      continue
+    vals = [known.get(id(t)) for t in op.inputs]
+    if any(v is None for v in vals):
       continue
     try:
-      v = od.kernel(*[consts[i] for i in n.inputs], **n.attrs)
-    except Exception:  # noqa: BLE001 - leave failing nodes to raise at run time
-      keep.append(n)
+      v = od.kernel(*vals, **op.attrs)
+    except Exception:  # noqa: BLE001 - leave failing ops to raise at run time
       continue
-    if np.asarray(v).nbytes > _FOLD_MAX_BYTES:
-      keep.append(n)
+    if v is None or np.asarray(v).nbytes > _FOLD_MAX_BYTES:
       continue
-    consts[n.outputs[0]] = v
-    changed = True
-  return keep, changed
+    known[id(op.outputs[0])] = folded[id(op)] = v
+  if not folded:
+    return g, False
+  return _apply(g, consts=folded), True
 
 
 def _attr_key(attrs):
+  if not attrs:
+    return ()
   items = []
   for k in sorted(attrs):
     v = attrs[k]
     if isinstance(v, np.ndarray):
       return None
+    # NOTE: by bits, so -0.0 and 0.0 (equal, same hash) stay two values.
+    if isinstance(v, np.generic):
+      v = (v.dtype.str, v.tobytes())
+    elif type(v) is float:
+      v = (float, v.hex())
     try:
       hash(v)
     except TypeError:
@@ -103,94 +161,161 @@ def _attr_key(attrs):
   return tuple(items)
 
 
-def cse(nodes, outputs, consts):
-  """Merges nodes with the same op, inputs, attrs and control inputs."""
+def cse(g):
+  """Merges ops with the same OpDef, inputs, attrs and control inputs."""
   seen = {}
-  sub = {}
-  keep = []
-  for n in nodes:
-    n.inputs = [sub.get(i, i) for i in n.inputs]
-    if n.opdef.stateful:
-      keep.append(n)
+  alias = {}     # id(output) -> the earlier op's output
+  rep_op = {}    # id(merged op) -> the op it merged into
+  drop = set()
+  for op in g.get_operations():
+    od = op.opdef
+    if od.stateful or od.is_placeholder:
       continue
-    ak = _attr_key(n.attrs)
+    ak = _attr_key(op.attrs)
     if ak is None:
-      keep.append(n)
       continue
-    key = (n.opdef.name, tuple(n.inputs), ak, tuple(n.controls))
+    ins = tuple(id(alias.get(id(t), t)) for t in op.inputs)
+    ctl = tuple(id(rep_op.get(id(c), c)) for c in op.control_inputs)
+    key = (od, ins, ak, ctl)
     prev = seen.get(key)
     if prev is None:
-      seen[key] = n
-      keep.append(n)
-    else:
-      for a, b in zip(n.outputs, prev.outputs):
-        sub[a] = b
-  if sub:
-    _substitute(keep, outputs, sub)
-  return keep, bool(sub)
-
-
-def _is_const(consts, i, value):
-  v = consts.get(i)
-  return v is not None and np.ndim(v) == 0 and v == value
-
-
-def _alias_of(n, consts, zeros):
-  """The input a node equals, when an algebraic identity makes it redundant."""
-  name, ins = n.opdef.name, n.inputs
-  if name in ("Identity", "StopGradient") and len(ins) == 1:
-    return ins[0]
-  if name == "AddV2" and (ins[0] in zeros or _is_const(consts, ins[0], 0)):
-    return ins[1]
-  if name in ("AddV2", "Sub") and (ins[1] in zeros or _is_const(consts, ins[1], 0)):
-    return ins[0]
-  if name in ("Mul", "RealDiv") and _is_const(consts, ins[1], 1):
-    return ins[0]
-  if name == "Mul" and _is_const(consts, ins[0], 1):
-    return ins[1]
-  return None
-
-
-def simplify(nodes, outputs, consts):
-  """Identities that keep dtype and shape: x*1, x/1, x+0, x-0, zeros_like(.)+y, Identity."""
-  sub = {}
-  keep = []
-  zeros = {o for n in nodes if n.opdef.name == "ZerosLike" for o in n.outputs}
-  for n in nodes:
-    n.inputs = [sub.get(i, i) for i in n.inputs]
-    alias = _alias_of(n, consts, zeros)
-    if alias is not None and n.outputs[0] not in outputs and _same_type(n, alias, consts):
-      sub[n.outputs[0]] = alias
+      seen[key] = op
       continue
-    keep.append(n)
-  if sub:
-    _substitute(keep, outputs, sub)
-  return keep, bool(sub)
+    if len(op.outputs) != 1:
+      # NOTE: multi-output ops merge as a whole: their outputs alias one by one.
+      for a, b in zip(op.outputs, prev.outputs):
+        alias[id(a)] = b
+    else:
+      alias[id(op.outputs[0])] = prev.outputs[0]
+    rep_op[id(op)] = prev
+    drop.add(id(op))
+  if not drop:
+    return g, False
+  rw = _Rewrite(g)
+  m = rw.map
+  for op in g.get_operations():
+    if id(op) in drop:
+      for o in op.outputs:
+        m[id(o)] = m[id(alias[id(o)])]
+      rw.ops[id(op)] = rw.ops[id(rep_op[id(op)])]
+      continue
+    rw.copy(op)
+  return rw.finish(), True
 
 
-# Static shapes/dtypes of values are recorded by the executor before passes run.
-_TYPES = {}
-
-
-def _same_type(node, alias, consts):
+def _same_type(a, b):
   """Only alias when the output provably has the alias's shape and dtype."""
-  a = _TYPES.get(alias)
-  o = _TYPES.get(node.outputs[0])
-  return a is not None and o is not None and a == o and a[0] is not None
+  return a.dtype is b.dtype and a.shape.is_fully_defined() and \
+      a.shape.as_list() == b.shape.as_list()
+
+
+def simplify(g):
+  """Identities from each OpDef's `simplify` hook (x*1, x/1, x+0, x-0,
+  zeros_like(.)+y, Identity) that keep dtype and shape; graph outputs stay."""
+  alias = {}
+  outs = {id(t) for t in g.outputs}
+  for op in g.get_operations():
+    hook = op.opdef.simplify
+    if hook is not None and len(op.outputs) == 1 and id(op.outputs[0]) not in outs:
+      ins = [alias.get(id(t), t) for t in op.inputs]
+      k = hook([_known(t) for t in ins])
+      if k is not None and _same_type(op.outputs[0], ins[k]):
+        alias[id(op.outputs[0])] = ins[k]
+  if not alias:
+    return g, False
+  return _apply(g, alias=alias), True
+
+
+def _known(t):
+  """What `simplify` hooks see of an input: ZERO (all zeros), a 0-d constant, or None."""
+  role = t.op.opdef.role
+  if role is None:
+    return None
+  if role == "zeros":
+    return ZERO
+  v = _const_of(t)
+  if v is None or not isinstance(v, (np.ndarray, np.generic)) or v.dtype.kind not in "biufc":
+    return None
+  if np.ndim(v) == 0:
+    return v
+  return ZERO if v.size and v.size <= 4096 and not v.any() else None
 
 
 PIPELINE = [prune, fold_constants, cse, simplify, prune]
 
 
-def optimize(nodes, outputs, consts, types, max_rounds=4):
-  _TYPES.clear()
-  _TYPES.update(types)
+def optimize(g, max_rounds=4, lint=None):
+  """Runs PIPELINE until nothing changes (at most `max_rounds` rounds)."""
+  lint = LINT if lint is None else lint
   for _ in range(max_rounds):
     changed = False
     for p in PIPELINE:
-      nodes, c = p(nodes, outputs, consts)
+      g, c = p(g)
+      if lint and c:
+        g.lint()
       changed = changed or c
     if not changed:
       break
-  _TYPES.clear()
-  return nodes
+  return g
+
+
+def lower(fg, inputs=None, bind_captures=True, optimized=True):
+  """The graph that executors run for `fg`: a copy whose inputs are `inputs`
+  (default fg.inputs) then, unless `bind_captures`, the capture placeholders;
+  bound captures (eager tensors, variables) and values known while tracing
+  become Const nodes; then the optimisation pipeline. `fg` is not changed."""
+  inputs = list(fg.inputs if inputs is None else inputs)
+  caps = list(fg.captures.values())
+  if not bind_captures:
+    inputs += [ph for _, ph in caps]
+  fed = {id(t) for t in inputs}
+  rw = _Rewrite(fg)
+  const = REGISTRY["Const"]
+  bound = {}
+  if bind_captures:
+    for value, ph in caps:
+      bound[id(ph)] = _bound_value(value, fg)
+  scalars = {}   # (dtype, value) -> the Const standing for every such scalar
+  for op in fg.get_operations():
+    od = op.opdef
+    if od.is_const and not op.control_inputs:
+      v = op.attrs["value"]
+      if isinstance(v, (np.ndarray, np.generic)) and v.ndim == 0 and v.dtype.kind in "biuf":
+        key = (op.outputs[0].dtype, v.dtype, v.tobytes())  # bits: -0.0 is not 0.0
+        hit = scalars.get(key)
+        if hit is not None:
+          rw.map[id(op.outputs[0])] = hit   # NOTE: CSE's work, done here at no cost
+          continue
+        scalars[key] = rw.copy(op).outputs[0]
+        continue
+    if od.is_placeholder:
+      out = op.outputs[0]
+      if id(out) in bound:
+        v = bound[id(out)]
+        new = rw.g.add_node(const, op.name, [], {"value": v, "dtype": out.dtype}, like=op)
+        rw.map[id(out)] = new.outputs[0]
+      elif id(out) in fed:
+        rw.copy(op)
+      continue
+    if not od.stateful and od.num_outputs == 1 and len(op.outputs) == 1 and \
+        op.outputs[0]._const is not None and not od.is_const:
+      c = op.outputs[0]._const
+      rw.const(op, c if c.ndim else c[()])  # known while tracing (shape arithmetic)
+      continue
+    rw.copy(op)
+  rw.g.inputs = [rw.map[id(t)] for t in inputs]
+  rw.g.outputs = [rw.map[id(t)] for t in fg.outputs]
+  g = rw.g
+  if LINT:
+    g.lint()
+  return optimize(g) if optimized else g
+
+
+def _bound_value(value, fg):
+  if value.dtype is _dt.resource:
+    from tensorlet.ops.state_ops import variable_of
+    return variable_of(value)
+  v = getattr(value, "_value", None)
+  if v is None or getattr(value, "op", None) is not None:
+    raise InvalidArgumentError(None, None, f"{fg.name}: a captured tensor has no value")
+  return v

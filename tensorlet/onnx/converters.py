@@ -218,6 +218,13 @@ def _while(s, op, ins):
   return outs + [None]  # NOTE: the loop history (for gradients) has no ONNX value
 
 
+def _call(s, op, ins):
+  """A call of another tf.function: its graph inlined (ONNX has no calls)."""
+  f = op.attrs["f"]
+  n = len(f.inputs)
+  return s.inline(f, ins[:n], ins[n:])
+
+
 CONVERTERS = {k: _elementwise(v) for k, v in _ELEMENTWISE.items()}
 CONVERTERS.update({k: _reduce(v) for k, v in _REDUCE.items()})
 CONVERTERS.update({
@@ -227,6 +234,7 @@ CONVERTERS.update({
     "SquaredDifference": _squared_difference, "Rsqrt": _rsqrt, "NotEqual": _not_equal,
     "Relu6": _relu6, "Transpose": _transpose, "ConcatV2": _concat, "Pack": _pack,
     "ExpandDims": _expand_dims, "Squeeze": _squeeze, "If": _if, "StatelessIf": _if,
-    "While": _while, "StridedSlice": _strided_slice})
+    "While": _while, "StridedSlice": _strided_slice, "PartitionedCall": _call,
+    "StatefulPartitionedCall": _call})
 # Converters that handle only some uses of their op: op -> (op -> reason it cannot, or None).
 LIMITS = {"StridedSlice": _slice_limit}

@@ -10,7 +10,8 @@ from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError, out_of_memory
 from tensorlet.ops._common import (ALL, BOOL, NUMERIC, as_int, as_sequence, as_str, norm_axis,
                                    same_shape, single_axis)
-from tensorlet.ops.registry import constant_value, convert_inputs, execute, op
+from tensorlet.ops.registry import (constant_value, convert_inputs, execute, fill_value, op,
+                                    pass_through, shape_value)
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor, constant, convert_to_tensor
 
@@ -80,7 +81,7 @@ def _const_shape(t):
 
 # ------------------------------------------------------------ identity
 
-@op("Identity", shape=same_shape, expr="{0}")
+@op("Identity", shape=same_shape, expr="{0}", simplify=pass_through)
 def Identity(x):
   return x
 
@@ -95,7 +96,8 @@ def identity(input, name=None):  # noqa: A002
   return execute(Identity, [convert_to_tensor(input)], {})
 
 
-@op("StopGradient", dtypes=ALL, shape=same_shape, differentiable=False)
+@op("StopGradient", dtypes=ALL, shape=same_shape, differentiable=False,
+    simplify=pass_through)
 def StopGradient(x):
   return x
 
@@ -122,18 +124,19 @@ def _shape_out(inputs, attrs):
   return [(TensorShape([x.shape.rank]), attrs["out_type"])]
 
 
-@op("Shape", dtypes=ALL, shape=_shape_out, differentiable=False)
+@op("Shape", dtypes=ALL, shape=_shape_out, differentiable=False, static_value=shape_value)
 def Shape(x, *, out_type):
   return np.array(np.shape(x), dtype=out_type._np)
 
 
 @op("Size", dtypes=ALL, shape=lambda i, a: [(TensorShape([]), a["out_type"])],
-    differentiable=False)
+    differentiable=False, static_value=shape_value)
 def Size(x, *, out_type):
   return out_type._np.type(np.size(x))
 
 
-@op("Rank", dtypes=ALL, shape=lambda i, a: [(TensorShape([]), _int32)], differentiable=False)
+@op("Rank", dtypes=ALL, shape=lambda i, a: [(TensorShape([]), _int32)], differentiable=False,
+    static_value=shape_value)
 def Rank(x):
   return np.int32(np.ndim(x))
 
@@ -262,12 +265,14 @@ ones.__name__ = "ones"
 ones.__doc__ = "A tensor of the given shape filled with ones."
 
 
-@op("ZerosLike", dtypes=ALL, shape=same_shape, differentiable=False)
+@op("ZerosLike", dtypes=ALL, shape=same_shape, differentiable=False,
+    static_value=fill_value(0), role="zeros")
 def ZerosLike(x):
   return np.zeros_like(x) if x.dtype.kind != "O" else np.full(np.shape(x), b"", dtype=object)
 
 
-@op("OnesLike", dtypes=NUMERIC | BOOL, shape=same_shape, differentiable=False)
+@op("OnesLike", dtypes=NUMERIC | BOOL, shape=same_shape, differentiable=False,
+    static_value=fill_value(1))
 def OnesLike(x):
   return np.ones_like(x)
 

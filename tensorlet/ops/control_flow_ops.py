@@ -1,32 +1,23 @@
-"""Functional control flow: tf.cond, tf.while_loop, tf.case, tf.switch_case.
+"""The ops that run graphs: If/StatelessIf, While, PartitionedCall/
+StatefulPartitionedCall (TF's call op), and their helpers.
 
-Eagerly these are plain Python control flow. While a graph is built, each
-branch or body is traced into its own FuncGraph (function/trace.py) and held
-by an `If` / `While` node as an attribute; the node's inputs are the
-predicate or loop variables plus every outer value a branch captured.
-
-Gradients reuse the same machinery: the gradient of `If` is a `cond` whose
-branches replay the forward branch under a tape; the gradient of `While` is a
-reverse `while_loop` whose body replays one forward iteration, from the loop
-state the forward op kept for each iteration (`keep_history`, switched on
-only when a gradient is requested), under a tape.
+Their attributes hold graphs and plain data only; kernels run the graphs
+through the executor's compiled-graph cache (registry.GRAPH_EXEC, filled by
+graph/executor.py). tf.cond and tf.while_loop, which build If and While
+nodes, are in graph/control_flow.py; the gradients in autodiff/.
 """
 import threading
 
 import numpy as np
 
-from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError
-from tensorlet.polymorphic_function import trace
-from tensorlet.ops._common import as_sequence
-from tensorlet.ops.registry import execute, op
+from tensorlet.ops.registry import GRAPH_EXEC, execute, op
 from tensorlet.tensor_shape import TensorShape
-from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
-from tensorlet.tensor_spec import TensorSpec
 
-__all__ = ["cond", "while_loop", "case", "switch_case", "Variant"]
+__all__ = ["Variant", "call", "If", "StatelessIf", "While", "PartitionedCall",
+           "StatefulPartitionedCall"]
 
 
 class Variant:
@@ -41,56 +32,42 @@ class Variant:
     return f"<variant {type(self.value).__name__}>"
 
 
-def _to_tensor_leaf(x):
-  if x is None or isinstance(x, Tensor):
-    return x
-  return convert_to_tensor(x)
-
-
-# Composite values (TensorArray) travel through branches and loops as their
-# component tensors: `_expand` swaps each for its components (a nested list),
-# `_collapse` rebuilds them from a template structure.
-class _Components(list):
-  pass
-
-
-def _expand(struct):
-  return nest.map_structure(
-      lambda x: _Components(x._to_components()) if hasattr(x, "_to_components") else x, struct)
-
-
-def _collapse(values, template):
-  flat_v = nest.flatten(values)
-  out, pos = [], 0
-  for leaf in nest.flatten(template):
-    if hasattr(leaf, "_to_components"):
-      n = len(leaf._to_components())
-      out.append(leaf._from_components(flat_v[pos:pos + n]))
-      pos += n
-    else:
-      out.append(flat_v[pos])
-      pos += 1
-  return nest.pack_sequence_as(template, out)
-
-
-def _merged_captures(graphs):
-  """Union of the graphs' captured outer values, and each graph's index list into it."""
-  values, index = [], {}
-  per_graph = []
-  for g in graphs:
-    idx = []
-    for value, _ in g.captures.values():
-      k = index.get(id(value))
-      if k is None:
-        k = index[id(value)] = len(values)
-        values.append(value)
-      idx.append(k)
-    per_graph.append(tuple(idx))
-  return values, per_graph
-
-
 def _stateful(*graphs):
-  return any(o.opdef.stateful for g in graphs for o in g.get_operations())
+  for g in graphs:
+    hit = getattr(g, "_stateful", None)
+    if hit is None:
+      hit = g._stateful = any(o.opdef.stateful for o in g.get_operations())
+    if hit:
+      return True
+  return False
+
+
+# ------------------------------------------------------------------ call
+
+def _call_shape(inputs, attrs):
+  return [(t.shape, t.dtype) for t in attrs["f"].outputs]
+
+
+def _call_kernel(*args, f):
+  return GRAPH_EXEC["function"](f)(*args)
+
+
+# TF's PartitionedCall: runs the graph `f` on (its inputs..., its captures...);
+# its gradient runs the shared reverse pass over `f` (autodiff/function_grad.py).
+# NOTE: grad_shape="exact": the gradient graph returns input-shaped gradients.
+PartitionedCall = op("PartitionedCall", type_inputs=(), num_outputs=None, none_grads=True,
+                     grad_shape="exact", shape=_call_shape)(_call_kernel)
+StatefulPartitionedCall = op("StatefulPartitionedCall", type_inputs=(), num_outputs=None,
+                             stateful=True, none_grads=True, grad_shape="exact",
+                             shape=_call_shape)(_call_kernel)
+
+
+def call(fg, inputs, name=None):
+  """Stages (or runs, eagerly) one call of `fg` on its inputs then its captures'
+  values; returns the list of its outputs."""
+  od = StatefulPartitionedCall if _stateful(fg) else PartitionedCall
+  out = execute(od, list(inputs), {"f": fg}, name or "PartitionedCall")
+  return list(out) if isinstance(out, tuple) else [out]
 
 
 # ------------------------------------------------------------------ cond
@@ -99,45 +76,17 @@ def _if_shape(inputs, attrs):
   return [(s, d) for s, d in attrs["out_specs"]]
 
 
-def _if_kernel(pred, *caps, then_fn, else_fn, then_idx, else_idx, out_specs, then_graph,
-               else_graph):
+def _if_kernel(pred, *caps, then_idx, else_idx, out_specs, then_graph, else_graph):
   if np.asarray(pred).size != 1:
     raise InvalidArgumentError(None, None, f"The predicate of a cond must be a scalar, got "
                                f"shape {list(np.shape(pred))} [Op:If]")
   if bool(pred):
-    return then_fn(*[caps[i] for i in then_idx])
-  return else_fn(*[caps[i] for i in else_idx])
+    return GRAPH_EXEC["function"](then_graph)(*[caps[i] for i in then_idx])
+  return GRAPH_EXEC["function"](else_graph)(*[caps[i] for i in else_idx])
 
 
 If = op("If", type_inputs=(), stateful=True, num_outputs=None, shape=_if_shape)(_if_kernel)
 StatelessIf = op("StatelessIf", type_inputs=(), num_outputs=None, shape=_if_shape)(_if_kernel)
-
-
-def _if_grad(op, *dys):
-  pred = op.inputs[0]
-  caps = list(op.inputs[1:])
-  a = op.attrs
-  dys = [d if d is not None else _zeros_for(o) for d, o in zip(dys, op.outputs)]
-
-  def branch(graph, idx):
-    def fn():
-      mine = [caps[i] for i in idx]
-      grads = _replay_grads(graph, [], mine, dys)[1]
-      out = [_zeros_for(c) for c in caps]
-      for i, g in zip(idx, grads):
-        if g is not None:
-          out[i] = _add_grads(out[i], g)
-      return out
-    return fn
-  with _recorded_gradient():
-    grads = cond(pred, branch(a["then_graph"], a["then_idx"]),
-                 branch(a["else_graph"], a["else_idx"]))
-  grads = grads if isinstance(grads, list) else list(grads)
-  return [None] + [g if _differentiable(c) else None for g, c in zip(grads, caps)]
-
-
-If.def_grad(_if_grad)
-StatelessIf.def_grad(_if_grad)
 
 
 _grad_state = threading.local()
@@ -151,9 +100,12 @@ class _recorded_gradient:  # noqa: N801 - used as a context manager
   could not see that it will be differentiated again (higher order) and would
   read its states from the non-differentiable history."""
 
+  def __init__(self, on=False):
+    self.on = on
+
   def __enter__(self):
     self.saved = getattr(_grad_state, "on", False)
-    _grad_state.on = self.saved or bool(ctx.tapes)
+    _grad_state.on = self.saved or bool(ctx.tapes) or self.on
 
   def __exit__(self, *exc):
     _grad_state.on = self.saved
@@ -190,236 +142,6 @@ def _zeros_for(t):
   return array_ops.zeros_like(t)
 
 
-def _replay_grads(graph, inputs, caps, dys):
-  """Gradients of replaying `graph` on (inputs, caps) w.r.t. inputs and caps."""
-  from tensorlet.autodiff.tape import GradientTape
-  from tensorlet.ops.array_ops import identity
-  # NOTE: a tensor that is both an input and a capture (a recomputed loop state
-  # after zero iterations is the loop's input itself) would get the gradient of
-  # both roles twice; an identity gives each role its own tensor.
-  seen, srcs = set(), []
-  for t in list(inputs) + list(caps):
-    srcs.append(identity(t) if id(t) in seen and isinstance(t, Tensor) else t)
-    seen.add(id(srcs[-1]))
-  inputs, caps = srcs[:len(inputs)], srcs[len(inputs):]
-  with GradientTape(watch_accessed_variables=False) as tape:
-    for t in list(inputs) + list(caps):
-      if _differentiable(t):
-        tape.watch(t)
-    outs = trace.replay(graph, inputs, caps)
-  flat = nest.flatten(outs)
-  pairs = [(o, d) for o, d in zip(flat, dys) if isinstance(o, Tensor) and d is not None and
-           _differentiable(o)]
-  if not pairs:
-    return [None] * len(inputs), [None] * len(caps)
-  srcs = list(inputs) + list(caps)
-  gs = tape.gradient([p[0] for p in pairs], srcs, output_gradients=[p[1] for p in pairs])
-  return gs[:len(inputs)], gs[len(inputs):]
-
-
-def cond(pred, true_fn=None, false_fn=None, name=None):
-  """Calls `true_fn()` if `pred` is true, else `false_fn()`.
-
-  In a graph both branches are traced and the choice is made at run time;
-  they must return the same structure and dtypes.
-  """
-  if not callable(true_fn):
-    raise TypeError("true_fn must be callable.")
-  if not callable(false_fn):
-    raise TypeError("false_fn must be callable.")
-  if isinstance(pred, (bool, np.bool_)):
-    return true_fn() if pred else false_fn()
-  pred = convert_to_tensor(pred)
-  if pred.dtype is not _dt.bool:
-    raise TypeError(f"pred must be a bool tensor, got {pred.dtype.name} (tf.cond)")
-  if ctx.graph is None:
-    if pred._value.size != 1:
-      raise InvalidArgumentError(None, None, f"The predicate of tf.cond must be a scalar, got "
-                                 f"shape {pred.shape}")
-    return true_fn() if bool(pred._value) else false_fn()
-  if pred.shape.rank not in (None, 0):
-    raise ValueError(f"Shape must be rank 0 but is rank {pred.shape.rank} for the predicate of "
-                     f"tf.cond")
-  return _cond_graph(pred, true_fn, false_fn, name)
-
-
-def _cond_graph(pred, true_fn, false_fn, name=None, validate=None):
-  """Builds an If node. `validate(then_out, else_out)` may inspect the raw branch
-  results first (AutoGraph names undefined symbols there)."""
-  raw = []
-
-  def branch(fn):
-    def run():
-      out = fn()
-      raw.append(out)
-      return _expand(out)
-    return run
-  then_g = trace.build_graph(branch(true_fn), [], "cond_true")
-  else_g = trace.build_graph(branch(false_fn), [], "cond_false")
-  if validate is not None:
-    validate(raw[0], raw[1])
-  _check_branches(then_g, else_g)
-  _reconcile(then_g, else_g)
-  _check_dtypes(then_g, else_g)
-  caps, (then_idx, else_idx) = _merged_captures([then_g, else_g])
-  specs = []
-  for a, b in zip(then_g.outputs, else_g.outputs):
-    specs.append((a.shape.most_specific_compatible_shape(b.shape), a.dtype))
-  trace.note_captured_variables(caps)
-  od = If if _stateful(then_g, else_g) else StatelessIf
-  attrs = {"then_fn": trace.GraphCallable(then_g, "cond_true"),
-           "else_fn": trace.GraphCallable(else_g, "cond_false"),
-           "then_idx": then_idx, "else_idx": else_idx, "out_specs": tuple(specs),
-           "then_graph": then_g, "else_graph": else_g}
-  outs = execute(od, [pred] + caps, attrs, name or "cond")
-  outs = list(outs) if isinstance(outs, tuple) else [outs]
-  flat = list(then_g.output_template)
-  for pos, t in zip(then_g.output_positions, outs):
-    flat[pos] = t
-  return _collapse(nest.pack_sequence_as(then_g.structured_outputs, flat), raw[0])
-
-
-def _same_constant(x, y):
-  if x is y:
-    return True
-  if type(x) is not type(y):
-    return False
-  try:
-    return bool(x == y)
-  except Exception:  # noqa: BLE001 - incomparable objects are different
-    return False
-
-
-def _reconcile(a, b):
-  """Makes both branches return tensors at the same positions: a Python number
-  facing a tensor (or a different number) becomes a constant in its branch."""
-  from tensorlet.autograph.operators.special_values import UndefinedReturnValue, is_undefined
-  ta, tb = a.output_template, b.output_template
-  changed = False
-  for k, (x, y) in enumerate(zip(ta, tb)):
-    xt, yt = isinstance(x, Tensor), isinstance(y, Tensor)
-    if xt and yt:
-      continue
-    ux, uy = is_undefined(x), is_undefined(y)
-    if ux or uy:
-      if ux and uy:
-        continue
-      undef, other, g = (x, y, a) if ux else (y, x, b)
-      if isinstance(undef, UndefinedReturnValue) and isinstance(other, Tensor):
-        # NOTE: a return value set in one branch only (`if c: return x`): the
-        # other branch's value is never used, so zeros of its type stand in (TF).
-        _set_output(g, k, np.zeros([d or 0 for d in other.shape.as_list()]
-                                   if other.shape.rank is not None else [],
-                                   other.dtype._np), other.dtype)
-      else:
-        ta[k] = tb[k] = undef  # defined in one branch only and not used later: dropped
-      changed = True
-      continue
-    if not xt and not yt:
-      if _same_constant(x, y):
-        continue
-      if not (_is_number(x) and _is_number(y)):
-        raise ValueError(f"true_fn and false_fn arguments to tf.cond must return the same "
-                         f"values for non-tensor outputs; output #{k} is {x!r} in one branch "
-                         f"and {y!r} in the other")
-      # NOTE: each number converts on its own (1 -> int32, 2.5 -> float32) and
-      # the dtype check then fails, as in TF.
-      _set_output(a, k, x, convert_to_tensor(x).dtype)
-      _set_output(b, k, y, convert_to_tensor(y).dtype)
-    elif xt:
-      _set_output(b, k, y, x.dtype)
-    else:
-      _set_output(a, k, x, y.dtype)
-    changed = True
-  if changed:
-    for g in (a, b):
-      g.output_positions = [i for i, v in enumerate(g.output_template) if isinstance(v, Tensor)]
-      g.outputs = [g.output_template[i] for i in g.output_positions]
-
-
-def _is_number(x):
-  return isinstance(x, (int, float, np.number, np.bool_)) and not isinstance(x, Tensor)
-
-
-def _set_output(g, k, value, dtype):
-  from tensorlet.ops.array_ops import Identity
-  if not _is_number(value) and not isinstance(value, np.ndarray):
-    raise ValueError(f"true_fn and false_fn arguments to tf.cond must return tensors at the "
-                     f"same positions; one branch returns {value!r} where the other returns a "
-                     f"tensor")
-  saved = ctx.graph
-  ctx.graph = g
-  try:
-    t = execute(Identity, [convert_to_tensor(value, dtype)], {}, "Identity")
-  finally:
-    ctx.graph = saved
-  g.output_template[k] = t
-
-
-def _check_branches(a, b):
-  try:
-    nest.assert_same_structure(a.structured_outputs, b.structured_outputs, check_types=False)
-  except (ValueError, TypeError) as e:
-    raise ValueError(f"true_fn and false_fn arguments to tf.cond must have the same number, "
-                     f"type, and overall structure of return values. {e}") from None
-
-
-def _check_dtypes(a, b):
-  for x, y in zip(a.outputs, b.outputs):
-    if x.dtype is not y.dtype:
-      raise TypeError(f"true_fn and false_fn arguments to tf.cond must have the same number, "
-                      f"type, and overall structure of return values.\n\ntrue_fn output: {x}\n"
-                      f"false_fn output: {y}\n\nError details:\n{x} and {y} have different "
-                      f"types")
-
-
-def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
-  """The function of the first true predicate (or `default`)."""
-  pairs = list(pred_fn_pairs.items()) if isinstance(pred_fn_pairs, dict) else \
-      as_sequence(pred_fn_pairs, "case", "pred_fn_pairs")
-  for pair in pairs:
-    if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-      raise TypeError(f"case: each of `pred_fn_pairs` must be a (predicate, callable) pair, "
-                      f"got {pair!r:.80}")
-  for p, f in pairs:
-    if not callable(f):
-      raise TypeError(f"fn for pred {p!r} must be callable.")
-  if default is None:
-    if not pairs:
-      raise ValueError("pred_fn_pairs must not be empty without a default")
-    *pairs, (last_p, default) = pairs
-  if exclusive and ctx.graph is None:
-    hits = sum(bool(convert_to_tensor(p)._value) for p, _ in pairs)
-    if hits > 1:
-      raise InvalidArgumentError(None, None, "Input error: exclusive=True and more than one "
-                                 "predicate evaluated as True.")
-  fn = default
-  for p, f in reversed(pairs):
-    fn = (lambda p, f, rest: (lambda: cond(p, f, rest)))(p, f, fn)
-  return fn()
-
-
-def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
-  """Calls `branch_fns[branch_index]` (or `default` when out of range)."""
-  fns = dict(branch_fns) if isinstance(branch_fns, dict) else \
-      dict(enumerate(as_sequence(branch_fns, "switch_case", "branch_fns")))
-  keys = sorted(fns)
-  if not keys:
-    raise ValueError("branch_fns must not be empty")
-  idx = convert_to_tensor(branch_index)
-  if not idx.dtype.is_integer:
-    raise TypeError(f"branch_index must be an integer tensor, got {idx.dtype.name}")
-  if default is None:
-    default = fns[keys[-1]]
-  if ctx.graph is None:
-    return fns.get(int(idx._value), default)()
-  from tensorlet.ops.math_ops import equal
-  fn = default
-  for k in reversed(keys):
-    fn = (lambda k, f, rest: (lambda: cond(equal(idx, k), f, rest)))(k, fns[k], fn)
-  return fn()
-
-
 # ------------------------------------------------------------- while_loop
 
 def _while_shape(inputs, attrs):
@@ -427,8 +149,8 @@ def _while_shape(inputs, attrs):
 
 
 @op("While", type_inputs=(), stateful=True, num_outputs=None, shape=_while_shape)
-def While(*args, cond_fn, body_fn, n_vars, cond_idx, body_idx, has_max, var_specs,
-          keep_history, cond_graph, body_graph):
+def While(*args, n_vars, cond_idx, body_idx, has_max, var_specs, keep_history, cond_graph,
+          body_graph):
   vars_ = args[:n_vars]
   caps = args[n_vars:len(args) - (1 if has_max else 0)]
   limit = int(args[-1]) if has_max else None
@@ -436,9 +158,9 @@ def While(*args, cond_fn, body_fn, n_vars, cond_idx, body_idx, has_max, var_spec
   bcaps = [caps[i] for i in body_idx]
   if not keep_history and limit is None:
     # NOTE: the hot path: test and body compiled inline into one Python loop.
-    loop = cond_fn.fused_loop(body_fn, n_vars)
+    loop = GRAPH_EXEC["loop"](cond_graph, body_graph, n_vars)
     return tuple(loop(*vars_, *ccaps, *bcaps)) + (Variant(None),)
-  test, step = cond_fn.compiled(), body_fn.compiled()
+  test, step = GRAPH_EXEC["function"](cond_graph), GRAPH_EXEC["function"](body_graph)
   hist = [] if keep_history else None
   i = 0
   while (limit is None or i < limit) and bool(test(*vars_, *ccaps)[0]):
@@ -461,186 +183,14 @@ def WhileHistoryGet(hist, i, *, var_specs):
   return tuple(hist.value[int(i)])
 
 
-@While.def_grad
-def _(op, *dys):
-  from tensorlet.ops import array_ops
-  a = op.attrs
-  if not a["keep_history"]:
-    if isinstance(op.outputs[-1], EagerTensor):
-      raise InvalidArgumentError(None, None, "a While loop that ran without keeping its "
-                                 "iterations cannot be differentiated")
-    a["keep_history"] = True  # the graph is compiled later: the loop will keep them
-  n = a["n_vars"]
-  vars_in = list(op.inputs[:n])
-  caps = list(op.inputs[n:len(op.inputs) - (1 if a["has_max"] else 0)])
-  bcaps = [caps[i] for i in a["body_idx"]]
-  hist = op.outputs[n]
-  body_g = a["body_graph"]
-  gs0 = [d if d is not None else _zeros_for(v) for d, v in zip(dys[:n], op.outputs[:n])]
-  diff_vars = [k for k, v in enumerate(vars_in) if _differentiable(v)]
-  diff_caps = [k for k, c in enumerate(bcaps) if _differentiable(c)]
-  count = execute(WhileHistoryLen, [hist], {})
-  specs = a["var_specs"]
-  # NOTE: when this gradient is itself recorded (higher order), the state of
-  # iteration i is recomputed from the loop inputs, so it stays differentiable;
-  # otherwise it is read from the history the forward loop kept (O(n)).
-  recompute = _gradient_recorded()
-
-  def state_at(i):
-    if recompute:
-      out = while_loop(lambda j, *xs: j < i,
-                       lambda j, *xs: [j + 1] + _as_list(trace.replay(body_g, list(xs), bcaps)),
-                       [0] + vars_in)
-      return list(out[1:])
-    st = execute(WhileHistoryGet, [hist, i], {"var_specs": specs})
-    return list(st) if isinstance(st, tuple) else [st]
-
-  def g_cond(i, *rest):
-    return i > 0
-
-  def g_body(i, *rest):
-    gs = list(rest[:len(diff_vars)])
-    gc = list(rest[len(diff_vars):])
-    state = state_at(i - 1)
-    full = [None] * n
-    for k, g in zip(diff_vars, gs):
-      full[k] = g
-    for k in range(n):
-      if full[k] is None:
-        full[k] = _zeros_for(state[k])
-    g_state, g_caps = _replay_grads(body_g, state, bcaps, full)
-    new_gs = [g_state[k] if g_state[k] is not None else array_ops.zeros_like(gs[j])
-              for j, k in enumerate(diff_vars)]
-    new_gc = [_add_grads(gc[j], g_caps[k]) if g_caps[k] is not None else gc[j]
-              for j, k in enumerate(diff_caps)]
-    return [i - 1] + new_gs + new_gc
-  init = [count] + [gs0[k] for k in diff_vars] + [_zeros_for(bcaps[k]) for k in diff_caps]
-  with _recorded_gradient():
-    res = while_loop(g_cond, g_body, init)
-  res = list(res)
-  var_grads = [None] * n
-  for j, k in enumerate(diff_vars):
-    var_grads[k] = res[1 + j]
-  cap_grads = [None] * len(caps)
-  for j, k in enumerate(diff_caps):
-    cap_grads[a["body_idx"][k]] = res[1 + len(diff_vars) + j]
-  return var_grads + cap_grads + ([None] if a["has_max"] else [])
+# The builders moved up a layer (graph/control_flow.py); old import paths still work.
+_MOVED = ("cond", "while_loop", "case", "switch_case", "_cond_graph", "_expand", "_collapse",
+          "_merged_captures")
 
 
-def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
-               back_prop=True, swap_memory=False, maximum_iterations=None, name=None):
-  """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)` is true.
-
-  Args:
-    cond, body: callables of the loop variables.
-    loop_vars: a tensor or (nested) list/tuple of tensors.
-    shape_invariants: shapes the variables keep across iterations (None dims vary).
-    maximum_iterations: an upper bound on the number of iterations.
-  Returns:
-    The loop variables after the last iteration, with `loop_vars`' structure.
-  """
-  if not callable(cond):
-    raise TypeError("'cond' must be callable.")
-  if not callable(body):
-    raise TypeError("'body' must be callable.")
-  single = not isinstance(loop_vars, (list, tuple))
-  structure = [loop_vars] if single else loop_vars
-  if ctx.graph is None:
-    vars_ = structure
-    i = 0
-    limit = None if maximum_iterations is None else int(maximum_iterations)
-    while (limit is None or i < limit):
-      c = cond(*vars_)
-      if not (c._dtype is _dt.bool if isinstance(c, Tensor) else
-              isinstance(c, (bool, np.bool_))):
-        # NOTE: checked on every evaluation, not only the first: a truthy string
-        # or list would otherwise loop forever.
-        raise TypeError(f"The cond of a tf.while_loop must return a boolean (a Python bool or "
-                        f"a scalar bool tensor), got {c!r:.80}")
-      if not bool(c):
-        break
-      out = body(*vars_)
-      out = [out] if single or not isinstance(out, (list, tuple)) else out
-      nest.assert_same_structure(list(vars_), list(out), check_types=False)
-      vars_ = out
-      i += 1
-    return vars_[0] if single else _same_sequence(loop_vars, vars_)
-  template = list(structure)
-  structure = _expand(template)
-  flat = [convert_to_tensor(v) for v in nest.flatten(structure)]
-  if shape_invariants is not None and any(hasattr(x, "_to_components") for x in
-                                          nest.flatten(template)):
-    shape_invariants = None  # NOTE: TensorArray flows are scalars; invariants are for tensors
-  if shape_invariants is not None:
-    inv = [TensorShape(s) for s in nest.flatten(
-        [shape_invariants] if single else shape_invariants)]
-  else:
-    inv = [t.shape for t in flat]
-  for t, s in zip(flat, inv):
-    if not s.is_compatible_with(t.shape):
-      raise ValueError(f"The shape invariant specified for {_tname(t)} is not compatible with "
-                       f"the initial shape of the loop variable. It enters the loop with shape "
-                       f"{t.shape}, but the specified shape invariant is {s}.")
-  specs = [TensorSpec(s, t.dtype) for t, s in zip(flat, inv)]
-
-  def pack(xs):
-    return _collapse(nest.pack_sequence_as(structure, list(xs)), template)
-
-  body_template = []
-
-  def body_flat(*xs):
-    out = body(*pack(xs))
-    out = [out] if single or not isinstance(out, (list, tuple)) else out
-    body_template.append(list(out))
-    out = _expand(list(out))
-    try:
-      nest.assert_same_structure(list(structure), list(out), check_types=False)
-    except (ValueError, TypeError) as e:
-      raise ValueError(f"The body of a tf.while_loop must return the same structure as "
-                       f"loop_vars. {e}") from None
-    return [_to_tensor_leaf(o) for o in nest.flatten(out)]
-  cond_g = trace.build_graph(lambda *xs: _to_tensor_leaf(cond(*pack(xs))), specs, "while_cond")
-  body_g = trace.build_graph(body_flat, specs, "while_body")
-  if len(cond_g.outputs) != 1 or cond_g.outputs[0].dtype is not _dt.bool:
-    raise TypeError("The cond of a tf.while_loop must return a scalar bool tensor")
-  for t, spec, o in zip(flat, specs, body_g.outputs):
-    if o.dtype is not t.dtype:
-      raise TypeError(f"{_tname(t)} enters the loop with type {t.dtype.name}, but has type "
-                      f"{o.dtype.name} after one iteration.")
-    if not o.shape.is_subtype_of(spec.shape):
-      raise ValueError(f"Input tensor {_tname(t)} enters the loop with shape {spec.shape}, but "
-                       f"has shape {o.shape} after one iteration. To allow the shape to vary "
-                       f"across iterations, use the `shape_invariants` argument of "
-                       f"tf.while_loop to specify a less-specific shape.")
-  caps, (cond_idx, body_idx) = _merged_captures([cond_g, body_g])
-  trace.note_captured_variables(caps)
-  inputs = flat + caps
-  has_max = maximum_iterations is not None
-  if has_max:
-    inputs.append(convert_to_tensor(maximum_iterations, _dt.int32)
-                  if not isinstance(maximum_iterations, Tensor) else maximum_iterations)
-  attrs = {"cond_fn": trace.GraphCallable(cond_g, "while_cond"),
-           "body_fn": trace.GraphCallable(body_g, "while_body"),
-           "n_vars": len(flat), "cond_idx": cond_idx, "body_idx": body_idx,
-           "has_max": has_max, "var_specs": tuple((s.shape, s.dtype) for s in specs),
-           "keep_history": False, "cond_graph": cond_g, "body_graph": body_g}
-  outs = execute(While, inputs, attrs, name or "while")
-  # NOTE: rebuilt like the body's outputs (a TensorArray written in the body knows
-  # its element shape there).
-  res = _collapse(nest.pack_sequence_as(structure, list(outs[:len(flat)])), body_template[0])
-  return res[0] if single else _same_sequence(loop_vars, res)
-
-
-def _same_sequence(like, values):
-  """`values` as the list/tuple/namedtuple type of `like` (TF2 returns loop_vars' structure)."""
-  if hasattr(like, "_fields"):
-    return type(like)(*values)
-  return type(like)(values)
-
-
-def _as_list(x):
-  return list(x) if isinstance(x, (list, tuple)) else [x]
-
-
-def _tname(t):
-  return f"'{t.name}'" if not isinstance(t, EagerTensor) else "a loop variable"
+def __getattr__(name):
+  if name in _MOVED:
+    # Late-bound: the builders trace graphs (graph layer, above ops).
+    from tensorlet.graph import control_flow
+    return getattr(control_flow, name)
+  raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,7 +9,7 @@ def _const_shape(inputs, attrs):
   return [(TensorShape(np.shape(attrs["value"])), attrs["dtype"])]
 
 
-@op("Const", type_inputs=(), shape=_const_shape, differentiable=False)
+@op("Const", type_inputs=(), shape=_const_shape, differentiable=False, role="const")
 def Const(*, value, dtype):
   return value
 
@@ -18,6 +18,6 @@ def _placeholder_kernel(*, dtype, shape):
   raise RuntimeError("a Placeholder is fed by the caller and never executed")
 
 
-Placeholder = op("Placeholder", type_inputs=(), differentiable=False,
+Placeholder = op("Placeholder", type_inputs=(), differentiable=False, role="placeholder",
                  shape=lambda i, a: [(a["shape"], a["dtype"])])(_placeholder_kernel)
 del ALL

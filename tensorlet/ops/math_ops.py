@@ -6,10 +6,11 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops
-from tensorlet.ops._common import (BOOL, FLOAT, FLOAT_C, INT, NUMERIC, NUM_STR, REAL, as_int,
+from tensorlet.ops._common import (BOOL, FLOAT, FLOAT_C, INT, NUM_STR, NUMERIC, REAL, as_int,
                                    as_sequence, broadcast_bool, broadcast_shape, norm_axis,
                                    reduced_shape, same_shape, single_axis)
-from tensorlet.ops.registry import convert_inputs, execute, op
+from tensorlet.ops.registry import (add_identity, convert_inputs, div_identity, execute,
+                                    mul_identity, op, sub_identity)
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor, constant, convert_to_tensor
 
@@ -34,7 +35,7 @@ def _binary_public(od, name, doc):
 # ---------------------------------------------------------------- binary
 
 @op("AddV2", dtypes=NUM_STR, shape=broadcast_shape, expr="{0} + {1}",
-    inplace="add")
+    inplace="add", simplify=add_identity)
 def AddV2(x, y):
   return x + y
 
@@ -45,7 +46,7 @@ def _(op, dy):
 
 
 @op("Sub", dtypes=NUMERIC, shape=broadcast_shape, expr="{0} - {1}",
-    inplace="subtract")
+    inplace="subtract", simplify=sub_identity)
 def Sub(x, y):
   return x - y
 
@@ -56,7 +57,7 @@ def _(op, dy):
 
 
 @op("Mul", dtypes=NUMERIC, shape=broadcast_shape, expr="{0} * {1}",
-    inplace="multiply")
+    inplace="multiply", simplify=mul_identity)
 def Mul(x, y):
   return x * y
 
@@ -68,7 +69,7 @@ def _(op, dy):
 
 
 @op("RealDiv", dtypes=FLOAT_C, shape=broadcast_shape, expr="{0} / {1}",
-    inplace="divide")
+    inplace="divide", simplify=div_identity)
 def RealDiv(x, y):
   return x / y
 

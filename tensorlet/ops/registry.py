@@ -29,6 +29,10 @@ from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 __all__ = ["OpDef", "op", "execute", "REGISTRY"]
 
 REGISTRY = {}
+# The executor's compiled-graph caches, for ops that run graphs (If, While, calls):
+# "function": FuncGraph -> compiled function, "loop": (cond, body, n_vars) -> loop.
+# Late-bound: graph/executor.py (a layer above) fills it when imported.
+GRAPH_EXEC = {}
 # NOTE: TF kernels do not warn on overflow or 0/0; NumPy's RuntimeWarnings from
 # our kernels are silenced here at no per-call cost (np.errstate costs ~1us).
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tensorlet\.ops\.")
@@ -51,11 +55,14 @@ class OpDef:
 
   __slots__ = ("name", "kernel", "shape_fn", "grad_fn", "dtypes", "mask", "type_inputs",
                "stateful", "num_outputs", "differentiable", "arg_names", "expr", "inplace",
-               "fresh", "grad_shape", "__weakref__")
+               "fresh", "grad_shape", "variadic", "role", "static_value", "simplify",
+               "none_grads", "runs_python", "is_placeholder", "is_const", "reads_state",
+               "__weakref__")
 
   def __init__(self, name, kernel, *, shape=None, dtypes=None, type_inputs=None,
                stateful=False, num_outputs=1, differentiable=True, expr=None, inplace=None,
-               fresh=False, grad_shape=None):
+               fresh=False, grad_shape=None, role=None, static_value=None, simplify=None,
+               none_grads=False, runs_python=None):
     self.name = name
     self.kernel = kernel
     self.shape_fn = shape
@@ -70,6 +77,7 @@ class OpDef:
     else:
       self.arg_names = code.co_varnames[:code.co_argcount]
       variadic = bool(code.co_flags & 0x04)
+    self.variadic = variadic
     # Inputs that share the type attribute T; by default every tensor input
     # (None: every input of a variadic kernel such as AddN's).
     if type_inputs is None and not variadic:
@@ -100,6 +108,28 @@ class OpDef:
           and not variadic:
         grad_shape = "exact"  # a unary elementwise op: dy * f'(x) has x's shape
     self.grad_shape = grad_shape
+    # What the graph core must know about the op, instead of comparing names:
+    # `role` is "placeholder" (fed by the caller), "const" (value in attrs["value"]),
+    # "read" (reads a variable: ordered after updates, never folded, inlined),
+    # "zeros" (all zeros, shaped like its input) or None.
+    self.role = role
+    # NOTE: plain fields, not properties: graph building reads them per op.
+    self.is_placeholder = role == "placeholder"
+    self.is_const = role == "const"
+    self.reads_state = role == "read"
+    # `static_value(op)`: the output's value known while tracing from static
+    # shapes alone (Shape of a fully defined tensor), or None.
+    self.static_value = static_value
+    # `simplify(known)`: the index of the input this op's output equals, given
+    # `known[i]` = the input's constant value (a 0-d array), ZERO for a zeros_like
+    # output, or None; or None when no identity applies (x * 1, x + 0).
+    self.simplify = simplify
+    # The gradient rule takes None for outputs without a gradient (the reverse
+    # pass then makes no zeros for them): call ops, whose extra outputs rarely get one.
+    self.none_grads = none_grads
+    # The public API whose Python code the op runs ("tf.py_function"): such ops
+    # cannot leave Python (a saved model refuses them).
+    self.runs_python = runs_python
 
   def def_grad(self, fn):
     self.grad_fn = fn
@@ -396,3 +426,71 @@ def constant_value(t):
 
 def static_shape(t):
   return t.shape if isinstance(t, Tensor) else TensorShape(np.shape(t))
+
+
+# ------------------------------------------------- graph-rewrite hooks (OpDef fields)
+
+ZERO = "zeros"  # `simplify`'s marker for an input known to be all zeros (a ZerosLike output)
+
+
+def _is(v, x):
+  return v is not None and v is not ZERO and np.ndim(v) == 0 and v == x
+
+
+def pass_through(known):
+  """Identity, StopGradient: the output is the input."""
+  return 0
+
+
+def add_identity(known):
+  """x + 0, 0 + x."""
+  if known[0] is ZERO or _is(known[0], 0):
+    return 1
+  if known[1] is ZERO or _is(known[1], 0):
+    return 0
+  return None
+
+
+def sub_identity(known):
+  """x - 0."""
+  return 0 if known[1] is ZERO or _is(known[1], 0) else None
+
+
+def div_identity(known):
+  """x / 1."""
+  return 0 if _is(known[1], 1) else None
+
+
+def mul_identity(known):
+  """x * 1, 1 * x."""
+  if _is(known[1], 1):
+    return 0
+  if _is(known[0], 1):
+    return 1
+  return None
+
+
+# NOTE: small constant values are known while tracing so shape rules can use
+# them (reshape(x, shape(y)), zeros(n)).
+STATIC_LIMIT = 1024
+
+
+def shape_value(op):
+  """Shape, Size, Rank of a tensor of fully defined static shape."""
+  x = op.inputs[0]
+  if not x.shape.is_fully_defined():
+    return None
+  d = x.shape.as_list()
+  v = {"Shape": d, "Size": int(np.prod(d)), "Rank": len(d)}[op.opdef.name]
+  return np.asarray(v, dtype=(op.attrs.get("out_type") or _dt.int32)._np)
+
+
+def fill_value(fill):
+  """ZerosLike/OnesLike: they depend only on the static shape (gradient seeds)."""
+  def static(op):
+    x = op.inputs[0]
+    if x.shape.is_fully_defined() and x.shape.num_elements() <= STATIC_LIMIT and \
+        x.dtype.is_numeric:
+      return np.full(x.shape.as_list(), fill, x.dtype._np)
+    return None
+  return static

@@ -46,35 +46,18 @@ def _run(func, values, Tout, eager_args, name):
   return tuple(_convert_result(x, d, name) for x, d in zip(rs, Tout))
 
 
-@op("EagerPyFunc", type_inputs=(), stateful=True, num_outputs=None, shape=_out_specs)
+@op("EagerPyFunc", type_inputs=(), stateful=True, num_outputs=None, shape=_out_specs,
+    runs_python="tf.py_function")
 def EagerPyFunc(*values, func, Tout):
   return _run(func, values, Tout, True, "EagerPyFunc")
 
 
-@EagerPyFunc.def_grad
-def _(op, *dys):
-  func = op.attrs["func"]
-  xs = list(op.inputs)
-  n = len(xs)
-  dys = [d if d is not None else None for d in dys]
-  live = [i for i, d in enumerate(dys) if d is not None]
-
-  def grad_func(*args):
-    from tensorlet.autodiff.tape import GradientTape
-    x, d = list(args[:n]), list(args[n:])
-    with GradientTape() as tape:
-      for t in x:
-        if t.dtype.is_floating:
-          tape.watch(t)
-      ys = func(*x)
-    ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
-    gs = tape.gradient([ys[i] for i in live], x, output_gradients=d)
-    return [g if g is not None else np.zeros(np.shape(t), t.dtype._np) for g, t in zip(gs, x)]
-  return py_function(grad_func, xs + [dys[i] for i in live], [x.dtype for x in xs])
+# NOTE: EagerPyFunc's gradient differentiates the Python function under a tape:
+# autodiff/py_function_grad.py (the tape lives a layer above ops).
 
 
 @op("PyFunc", type_inputs=(), stateful=True, num_outputs=None, shape=_out_specs,
-    differentiable=False)
+    runs_python="tf.numpy_function", differentiable=False)
 def PyFunc(*values, func, Tout):
   return _run(func, values, Tout, False, "PyFunc")
 

@@ -28,7 +28,7 @@ def _read_shape(inputs, attrs):
   return [(v.shape, v.dtype)]
 
 
-@op("ReadVariableOp", dtypes=_R, shape=_read_shape, expr="{0}._value")
+@op("ReadVariableOp", dtypes=_R, shape=_read_shape, expr="{0}._value", role="read")
 def ReadVariableOp(var):
   return var._array_value()
 

@@ -1,15 +1,19 @@
 """ConcreteFunction: one traced graph with its signature, callable from Python.
 
-The first call optimises the graph (graph/passes.py) and compiles it to
-Python (graph/executor.py); later calls pass the argument arrays straight to
-the compiled function. While a GradientTape is recording, the graph is
-instead replayed op by op through `execute`, so the tape records every op and
-gradients (of any order) flow through the function.
+The first call lowers and optimises the graph (graph/passes.py) and compiles
+it to Python (graph/executor.py); later calls pass the argument arrays straight
+to the compiled function. Inside another function's graph, or while a
+GradientTape records, a call is one call op (TF's PartitionedCall) instead:
+under a tape it runs the graph that also returns the intermediates its
+gradient needs, and the gradient is a compiled graph built by the shared
+reverse pass (autodiff/function_grad.py).
 """
 from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError
+from tensorlet.autodiff import function_grad
+from tensorlet.ops import control_flow_ops
 from tensorlet.polymorphic_function import trace, trace_type
 from tensorlet.graph import executor, passes
 from tensorlet.ops.registry import _wrap
@@ -199,7 +203,7 @@ class ConcreteFunction:
 
   def _call_flat(self, tensors):
     if ctx.tapes or ctx.graph is not None:
-      return self._replay(tensors)
+      return self._call_op(tensors)
     run = self._run
     if run is None:
       run = self._compile()
@@ -218,51 +222,37 @@ class ConcreteFunction:
     return nest.pack_sequence_as(self.graph.structured_outputs, outs)
 
   # ------------------------------------------------------------ execution
-  def _plan(self):
-    g = self.graph
-    nodes = passes.from_func_graph(g)
-    inputs = [id(ph) for ph in self._arg_leaves]
-    consts = {}
-    for value, ph in g.captures.values():
-      if value.dtype is _dt.resource:
-        from tensorlet.ops.state_ops import variable_of
-        consts[id(ph)] = variable_of(value)
-      elif isinstance(value, EagerTensor):
-        consts[id(ph)] = value._value
-      else:
-        raise InvalidArgumentError(None, None, f"{self._name}: a captured tensor has no value")
-    outputs = [id(t) for t in g.outputs]
-    types, sizes = {}, {}
-    for op in g.get_operations():
-      if not op.opdef.stateful and op.type != "Placeholder":
-        for t in op.outputs:
-          if t._const is not None:
-            consts[id(t)] = t._const if t._const.ndim else t._const[()]
-      for t in op.outputs:
-        s = t.shape
-        types[id(t)] = (tuple(s.as_list()) if s.is_fully_defined() else None, t.dtype)
-        n = s.num_elements()
-        if n is not None:
-          sizes[id(t)] = n
-    var_consts = {k: v for k, v in consts.items() if hasattr(v, "_handle")}
-    nodes = passes.optimize(nodes, outputs, consts, types)
-    consts.update(var_consts)
-    self._types = types
-    return nodes, inputs, outputs, consts, sizes
+  def _lowered(self):
+    """The graph the executors run: captures bound, optimised (graph/passes.py)."""
+    return passes.lower(self.graph, self._arg_leaves)
 
   def _compile(self):
-    nodes, inputs, outputs, consts, sizes = self._plan()
-    self._run = executor.compile_nodes(nodes, inputs, outputs, consts, sizes,
-                                       fn_name=_ident(self._name), types=self._types)
+    self._run = executor.compile_graph(self._lowered(), fn_name=executor._ident(self._name))
     return self._run
 
   def _interpreter(self):
-    nodes, inputs, outputs, consts, _ = self._plan()
-    return executor.Interpreter(nodes, inputs, outputs, consts)
+    return executor.Interpreter(self._lowered())
 
-  def _replay(self, tensors):
-    """Runs the graph op by op through `execute` (records on tapes; inlines into graphs)."""
-    return trace.replay(self.graph, tensors)
+  def _call_op(self, tensors):
+    """One call node (in a graph) or one recorded call (under a tape)."""
+    g = self.graph
+    caps = [v for v, _ in g.captures.values()]
+    trace.note_captured_variables(caps)
+    inputs = list(tensors) + caps
+    f = g
+    if ctx.tapes and _watched(inputs):
+      f = function_grad.forward_graph(g)
+    outs = control_flow_ops.call(f, inputs, name=self._name)
+    return self._pack(outs[:len(g.outputs)])
+
+
+def _watched(tensors):
+  for tape in ctx.tapes:
+    w = tape._watched
+    for t in tensors:
+      if id(t) in w:
+        return True
+  return False
 
 
 class _InferenceFunction:
@@ -287,7 +277,3 @@ class _InferenceFunction:
     run = cf._run or cf._compile()
     return cf._pack([_wrap(r) for r in run(*[t._value for t in leaves])])
 
-
-def _ident(name):
-  s = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
-  return s if s and not s[0].isdigit() else "f_" + s

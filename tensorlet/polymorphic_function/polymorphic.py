@@ -249,7 +249,7 @@ class Function:
     fg.inputs = list(leaves)
     func = self._python_function
     if self._autograph:
-      from tensorlet.autograph.api import convert
+      from tensorlet.autograph.api import convert  # late-bound: AutoGraph is the layer above
       func = convert(func)
     created = []
 

@@ -15,10 +15,6 @@ from tensorlet.tensor import EagerTensor, Tensor
 
 __all__ = ["Encoder", "source_of"]
 
-# Ops whose attrs hold Python callables, by what the user wrote.
-_PYTHON_OPS = {"EagerPyFunc": "tf.py_function", "PyFunc": "tf.numpy_function",
-               "CustomGradientIdentity": "tf.custom_gradient"}
-
 
 def source_of(op):
   """'file:line (function)' where the op was created, or '' when unknown."""
@@ -97,8 +93,9 @@ class Encoder:
     nodes = []
     for op in fg.get_operations():
       where = f"graph '{fg.name}', op '{op.name}' ({op.type})"
-      if op.type in _PYTHON_OPS:
-        self.problem(where, f"{_PYTHON_OPS[op.type]} runs Python code, which a saved model "
+      api = op.opdef.runs_python
+      if api is not None:
+        self.problem(where, f"{api} runs Python code, which a saved model "
                      f"cannot hold; write it with TensorFlow ops", op)
       attrs = {}
       for k, a in op.attrs.items():
@@ -106,7 +103,7 @@ class Encoder:
           # NOTE: compiled caches of a graph attr; only which attr they compile is data.
           names = [n for n, g in op.attrs.items() if g is a.fg]
           attrs[k] = {"$": "callable", "name": a.name, "graph": names[0] if names else None}
-        elif op.type not in _PYTHON_OPS:
+        elif api is None:
           attrs[k] = self.value(a, f"{where}, attr '{k}'", op, graphs)
       nodes.append({"name": op.name, "op": op.type,
                     "in": [self._ref(t, graphs, where, op) for t in op.inputs],

@@ -1,5 +1,5 @@
 """The two graph executors agree: executor.Interpreter (the reference) and
-executor.compile_nodes (generated Python with inline expressions, in-place
+executor.compile_graph (generated Python with inline expressions, in-place
 buffer reuse and `del` of large values), before and after the passes, and
 against eager execution of the same Python function."""
 import numpy as np
@@ -7,48 +7,26 @@ import pytest
 
 import tensorlet as tf
 from tensorlet.graph import executor, passes
-from tensorlet.ops.state_ops import variable_of
 
 
 class Lowered:
-  """A traced function's graph as executor input (nodes not yet optimised)."""
+  """A traced function's graph lowered for the executors (passes.lower), not yet
+  optimised (`raw`) and optimised."""
 
   def __init__(self, cf):
-    g = cf.graph
     self.cf = cf
-    self.inputs = [id(ph) for ph in cf._arg_leaves]
-    self.outputs = [id(t) for t in g.outputs]
-    self.consts = {}
-    for value, ph in g.captures.values():
-      self.consts[id(ph)] = variable_of(value) if value.dtype is tf.resource else value._value
-    self.types, self.sizes = {}, {}
-    for op in g.get_operations():
-      for t in op.outputs:
-        s = t.shape
-        self.types[id(t)] = (tuple(s.as_list()) if s.is_fully_defined() else None, t.dtype)
-        if s.num_elements() is not None:
-          self.sizes[id(t)] = s.num_elements()
-
-  def nodes(self):
-    """Fresh Node objects (passes rewrite nodes in place)."""
-    return passes.from_func_graph(self.cf.graph)
+    self.raw = passes.lower(cf.graph, cf._arg_leaves, optimized=False)
+    self.consts = {id(op): op.attrs["value"] for op in self.raw.get_operations()
+                   if op.opdef.is_const}
 
   def optimized(self):
-    """(nodes, outputs, consts) after the whole pipeline."""
-    outputs, consts = list(self.outputs), dict(self.consts)
-    nodes = passes.optimize(self.nodes(), outputs, consts, self.types)
-    return nodes, outputs, consts
+    return passes.optimize(self.raw)
 
   def interpret(self, *arrays, optimize=False):
-    nodes, outputs, consts = self.optimized() if optimize else (
-        self.nodes(), self.outputs, dict(self.consts))
-    return executor.Interpreter(nodes, self.inputs, outputs, consts)(*arrays)
+    return executor.Interpreter(self.optimized() if optimize else self.raw)(*arrays)
 
   def compile(self, optimize=True):
-    nodes, outputs, consts = self.optimized() if optimize else (
-        self.nodes(), list(self.outputs), dict(self.consts))
-    return executor.compile_nodes(nodes, self.inputs, outputs, consts, self.sizes,
-                                  fn_name="g", types=self.types)
+    return executor.compile_graph(self.optimized() if optimize else self.raw, fn_name="g")
 
 
 def lower(f, *args):

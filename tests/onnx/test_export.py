@@ -88,3 +88,21 @@ def test_strided_slices_export_except_newaxis():
     np.testing.assert_array_equal(a, b.numpy())
   g = tf.function(lambda x: x[tf.newaxis, 0], input_signature=[tf.TensorSpec([4], tf.float32)])
   assert [t for t, _ in tf.onnx.unsupported_ops(g)] == ["StridedSlice with tf.newaxis"]
+
+
+def test_a_called_function_is_inlined():
+  v = tf.Variable([[1.0, -2.0], [0.5, 3.0]])
+
+  @tf.function
+  def layer(x):
+    return tf.nn.relu(tf.matmul(x, v))
+
+  @tf.function(input_signature=[tf.TensorSpec([3, 2], tf.float32)])
+  def f(x):
+    return layer(layer(x) + 1.0)
+  types = [op.type for op in f.get_concrete_function().graph.get_operations()]
+  assert types.count("PartitionedCall") == 2
+  proto = tf.onnx.export(f)
+  assert "MatMul" in {n.op_type for n in proto.graph.node}
+  x = np.arange(6, dtype=np.float32).reshape(3, 2) - 2.0
+  np.testing.assert_allclose(_run(proto, x)[0], f(x).numpy(), rtol=1e-6)

@@ -236,10 +236,13 @@ def test_nested_functions():
   r = dense_layer(tf.ones([3, 2]), tf.ones([2, 2]), tf.ones([2]))
   np.testing.assert_array_equal(r.numpy(), [[3.0, 3.0]] * 3)
   assert r.dtype == tf.float32
-  # The inner function's ops are inlined into the outer graph.
+  # The inner function is one call node (TF's PartitionedCall) holding its graph.
   g = dense_layer.get_concrete_function(tf.ones([3, 2]), tf.ones([2, 2]), tf.ones([2])).graph
   types = [op.type for op in g.get_operations()]
-  assert "MatMul" in types and "AddV2" in types
+  assert "MatMul" in types and "AddV2" not in types and types.count("PartitionedCall") == 1
+  call = next(op for op in g.get_operations() if op.type == "PartitionedCall")
+  assert "AddV2" in [op.type for op in call.get_attr("f").get_operations()]
+  assert "PartitionedCall" in str(g) and "AddV2(" in str(g)
 
 
 def test_plain_python_helpers_are_traced_into_the_graph():

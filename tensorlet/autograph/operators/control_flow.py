@@ -37,7 +37,7 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
 
 
 def _tf_if(cond, body, orelse, get_state, set_state, names):
-  from tensorlet.ops.control_flow_ops import _cond_graph
+  from tensorlet.graph.control_flow import _cond_graph
   from tensorlet.ops.math_ops import cast
   if cond.dtype is not _dt.bool:
     cond = cast(cond, _dt.bool)
@@ -117,7 +117,7 @@ class _LoopDtypeError(InvalidArgumentError, TypeError):
 
 
 def _tf_while(test, body, get_state, set_state, names, opts, extra_cond=None):
-  from tensorlet.ops.control_flow_ops import while_loop
+  from tensorlet.graph.control_flow import while_loop
   init = list(get_state())
   _check_defined(names, init)
   idx = _loop_vars(names, init)
@@ -223,7 +223,7 @@ def _tf_for_tensor(iter_, extra_test, body, get_state, set_state, names, opts):
         return i < limit
       if upward is False:
         return i > limit
-      from tensorlet.ops.control_flow_ops import cond
+      from tensorlet.graph.control_flow import cond
       return cond(delta > 0, lambda: i < limit, lambda: i > limit)
 
     def advance(i):

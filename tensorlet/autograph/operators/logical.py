@@ -8,7 +8,7 @@ __all__ = ["and_", "or_", "not_", "if_exp"]
 def and_(a_fn, b_fn):
   a = a_fn()
   if isinstance(a, Tensor):
-    from tensorlet.ops.control_flow_ops import cond
+    from tensorlet.graph.control_flow import cond
     from tensorlet.ops.math_ops import logical_and
     from tensorlet.context import ctx
     if ctx.graph is None:
@@ -20,7 +20,7 @@ def and_(a_fn, b_fn):
 def or_(a_fn, b_fn):
   a = a_fn()
   if isinstance(a, Tensor):
-    from tensorlet.ops.control_flow_ops import cond
+    from tensorlet.graph.control_flow import cond
     from tensorlet.context import ctx
     if ctx.graph is None:
       return a if bool(a) else _as_bool(b_fn())
@@ -47,6 +47,6 @@ def not_(a):
 
 def if_exp(cond, a_fn, b_fn):
   if isinstance(cond, Tensor):
-    from tensorlet.ops.control_flow_ops import cond as tf_cond
+    from tensorlet.graph.control_flow import cond as tf_cond
     return tf_cond(_as_bool(cond), a_fn, b_fn)
   return a_fn() if cond else b_fn()

@@ -7,6 +7,7 @@ class Undefined:
   """The value of a symbol the converted code has not assigned yet."""
 
   __slots__ = ("symbol_name",)
+  _undefined_kind = "symbol"  # what graph/control_flow.py checks (it cannot import autograph)
 
   def __init__(self, symbol_name):
     self.symbol_name = symbol_name
@@ -26,6 +27,7 @@ class Undefined:
 
 
 class UndefinedReturnValue(Undefined):
+  _undefined_kind = "return"
   def __init__(self):
     super().__init__("retval_")
 

@@ -43,6 +43,6 @@ def normalize_data_format(value):
 def smart_cond(training, true_fn, false_fn):
   """`true_fn()` or `false_fn()` for a Python flag; a tf.cond for a tensor flag."""
   if isinstance(training, Tensor):
-    from tensorlet.ops.control_flow_ops import cond
+    from tensorlet.graph.control_flow import cond
     return cond(training, true_fn, false_fn)
   return true_fn() if training else false_fn()

@@ -1,0 +1,112 @@
+"""Gradients of If and While, built like every graph gradient: the shared
+reverse pass over the branch or body graph (function_grad.call_gradients).
+
+The gradient of `If` is a `cond` whose branches call the gradient graphs of
+the forward branches; the gradient of `While` is a reverse `while_loop` whose
+body calls the gradient graph of the forward body, on the loop state the
+forward op kept for each iteration (`keep_history`, switched on only when a
+gradient is requested), or recomputes when the gradient is itself recorded.
+"""
+from tensorlet.autodiff.function_grad import call_gradients
+from tensorlet.errors import InvalidArgumentError
+from tensorlet.ops import array_ops
+from tensorlet.ops import control_flow_ops as cf
+from tensorlet.graph.control_flow import cond, while_loop
+from tensorlet.ops.control_flow_ops import (_add_grads, _differentiable, _gradient_recorded,
+                                            _recorded_gradient, _zeros_for)
+from tensorlet.ops.registry import execute
+from tensorlet.tensor import EagerTensor
+
+
+def _if_grad(op, *dys):
+  pred = op.inputs[0]
+  caps = list(op.inputs[1:])
+  a = op.attrs
+  dys = [d if d is not None else _zeros_for(o) for d, o in zip(dys, op.outputs)]
+
+  def branch(graph, idx):
+    def fn():
+      mine = [caps[i] for i in idx]
+      grads = call_gradients(graph, mine, dys)
+      out = [_zeros_for(c) for c in caps]
+      for i, g in zip(idx, grads):
+        if g is not None:
+          out[i] = _add_grads(out[i], g)
+      return out
+    return fn
+  with _recorded_gradient():
+    grads = cond(pred, branch(a["then_graph"], a["then_idx"]),
+                 branch(a["else_graph"], a["else_idx"]))
+  grads = grads if isinstance(grads, list) else list(grads)
+  return [None] + [g if _differentiable(c) else None for g, c in zip(grads, caps)]
+
+
+cf.If.def_grad(_if_grad)
+cf.StatelessIf.def_grad(_if_grad)
+
+
+
+@cf.While.def_grad
+def _(op, *dys):
+  a = op.attrs
+  if not a["keep_history"]:
+    if isinstance(op.outputs[-1], EagerTensor):
+      raise InvalidArgumentError(None, None, "a While loop that ran without keeping its "
+                                 "iterations cannot be differentiated")
+    a["keep_history"] = True  # the graph is compiled later: the loop will keep them
+  n = a["n_vars"]
+  vars_in = list(op.inputs[:n])
+  caps = list(op.inputs[n:len(op.inputs) - (1 if a["has_max"] else 0)])
+  bcaps = [caps[i] for i in a["body_idx"]]
+  hist = op.outputs[n]
+  body_g = a["body_graph"]
+  gs0 = [d if d is not None else _zeros_for(v) for d, v in zip(dys[:n], op.outputs[:n])]
+  diff_vars = [k for k, v in enumerate(vars_in) if _differentiable(v)]
+  diff_caps = [k for k, c in enumerate(bcaps) if _differentiable(c)]
+  count = execute(cf.WhileHistoryLen, [hist], {})
+  specs = a["var_specs"]
+  # NOTE: when this gradient is itself recorded (higher order), the state of
+  # iteration i is recomputed from the loop inputs, so it stays differentiable;
+  # otherwise it is read from the history the forward loop kept (O(n)).
+  recompute = _gradient_recorded()
+
+  def state_at(i):
+    if recompute:
+      out = while_loop(lambda j, *xs: j < i,
+                       lambda j, *xs: [j + 1] + cf.call(body_g, list(xs) + bcaps)[:n],
+                       [0] + vars_in)
+      return list(out[1:])
+    st = execute(cf.WhileHistoryGet, [hist, i], {"var_specs": specs})
+    return list(st) if isinstance(st, tuple) else [st]
+
+  def g_cond(i, *rest):
+    return i > 0
+
+  def g_body(i, *rest):
+    gs = list(rest[:len(diff_vars)])
+    gc = list(rest[len(diff_vars):])
+    state = state_at(i - 1)
+    full = [None] * n
+    for k, g in zip(diff_vars, gs):
+      full[k] = g
+    for k in range(n):
+      if full[k] is None:
+        full[k] = _zeros_for(state[k])
+    gs_all = call_gradients(body_g, list(state) + bcaps, full)
+    g_state, g_caps = gs_all[:n], gs_all[n:]
+    new_gs = [g_state[k] if g_state[k] is not None else array_ops.zeros_like(gs[j])
+              for j, k in enumerate(diff_vars)]
+    new_gc = [_add_grads(gc[j], g_caps[k]) if g_caps[k] is not None else gc[j]
+              for j, k in enumerate(diff_caps)]
+    return [i - 1] + new_gs + new_gc
+  init = [count] + [gs0[k] for k in diff_vars] + [_zeros_for(bcaps[k]) for k in diff_caps]
+  with _recorded_gradient():
+    res = while_loop(g_cond, g_body, init)
+  res = list(res)
+  var_grads = [None] * n
+  for j, k in enumerate(diff_vars):
+    var_grads[k] = res[1 + j]
+  cap_grads = [None] * len(caps)
+  for j, k in enumerate(diff_caps):
+    cap_grads[a["body_idx"][k]] = res[1 + len(diff_vars) + j]
+  return var_grads + cap_grads + ([None] if a["has_max"] else [])
