@@ -9,6 +9,7 @@ from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
 from tensorlet.errors import NotFoundError
 from tensorlet.graph.graph import FuncGraph, Operation, SymbolicTensor, _propagate_constant
+from tensorlet.polymorphic_function import trace_type as tt
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor
 
@@ -196,19 +197,17 @@ class Decoder:
   def key(self, k):
     need(isinstance(k, dict), f"bad argument type {k!r}")
     if "T" in k:
-      d = dtype_of(k["T"])
       s = shape_of(k["shape"])
-      return ("T", d._enum, None if s.rank is None else tuple(s.as_list()))
+      return tt.TensorType(dtype_of(k["T"]), None if s.rank is None else tuple(s.as_list()))
     if "L" in k:
-      v = self.value(k["L"])
-      return ("L", type(v).__name__, v)
+      return tt.LiteralType(self.value(k["L"]))
     if "S" in k:
       subs = tuple(self.key(e) for e in k["v"])
       kinds = {"list": list, "tuple": tuple}
-      t = kinds.get(k["S"]) or _namedtuple(k["name"], k["fields"])
-      return ("S", t, subs)
+      return tt.SequenceType(kinds.get(k["S"]) or _namedtuple(k["name"], k["fields"]), subs)
     if "D" in k:
-      return ("D", dict, tuple((self.value(kk), self.key(sub)) for kk, sub in k["D"]))
+      items = [(self.value(kk), self.key(sub)) for kk, sub in k["D"]]
+      return tt.MappingType(dict, tuple(kk for kk, _ in items), tuple(s for _, s in items))
     raise Malformed(f"bad argument type {k!r}")
 
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.graph.graph import FuncGraph, SymbolicTensor
+from tensorlet.polymorphic_function import trace_type as tt
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor
 
@@ -180,20 +181,20 @@ class Encoder:
 
   # -------------------------------------------------------- trace types
   def key(self, k, where):
-    """A tf.function trace-type key (function/trace_type.py) as data."""
-    kind = k[0]
-    if kind == "T":
-      d = next(x for x in _dt.ALL if x._enum == k[1])
-      return {"T": d.name, "shape": None if k[2] is None else list(k[2])}
-    if kind == "L":
-      return {"L": self.value(k[2], where)}
-    if kind == "S":
-      subs = [self.key(e, where) for e in k[2]]
-      if k[1] in (list, tuple):
-        return {"S": k[1].__name__, "v": subs}
-      return {"S": "namedtuple", "name": k[1].__name__, "fields": list(k[1]._fields), "v": subs}
-    if kind == "D" and k[1] is dict:
-      return {"D": [[self.value(kk, where), self.key(sub, where)] for kk, sub in k[2]]}
+    """A tf.function trace type (polymorphic_function/trace_type.py) as data."""
+    if isinstance(k, tt.TensorType):
+      return {"T": k.dtype.name, "shape": None if k.shape is None else list(k.shape)}
+    if isinstance(k, tt.LiteralType):
+      return {"L": self.value(k.value, where)}
+    if isinstance(k, tt.SequenceType):
+      subs = [self.key(e, where) for e in k.components]
+      if k.container in (list, tuple):
+        return {"S": k.container.__name__, "v": subs}
+      return {"S": "namedtuple", "name": k.container.__name__,
+              "fields": list(k.container._fields), "v": subs}
+    if isinstance(k, tt.MappingType) and k.container is dict:
+      return {"D": [[self.value(kk, where), self.key(sub, where)]
+                    for kk, sub in zip(k.keys, k.components)]}
     self.problem(where, "an argument that is not a tensor, a Python literal or a list/tuple/"
                  "dict of them cannot be saved")
     return None
