@@ -512,6 +512,8 @@ def from_value(x):
     return TensorType(x._dtype, x._value.shape)
   if t in _LITERALS:
     return LiteralType(x)
+  if t is list or t is tuple:
+    return SequenceType(t, tuple([from_value(e) for e in x]))
   if isinstance(x, Tensor):
     s = x.shape
     return TensorType(x.dtype, None if s.rank is None else tuple(s.as_list()))
@@ -521,7 +523,7 @@ def from_value(x):
     d = _dt.from_numpy(x.dtype)
     if d is not None:
       return TensorType(d, x.shape)
-  if t is tuple or t is list or (isinstance(x, tuple) and hasattr(x, "_fields")):
+  if isinstance(x, tuple) and hasattr(x, "_fields"):
     return SequenceType(t, tuple(from_value(e) for e in x))
   if isinstance(x, _abc.Mapping):
     try:
