@@ -71,6 +71,8 @@ _LAZY = {
     "keras": "tensorlet.keras",
     "saved_model": "tensorlet.saved_model",
     "onnx": "tensorlet.onnx",
+    "ragged": "tensorlet.ragged",
+    "sparse": "tensorlet.sparse",
 }
 _LAZY_ATTRS = {
     "clip_by_value": ("tensorlet.ops.clip_ops", "clip_by_value"),
@@ -80,6 +82,15 @@ _LAZY_ATTRS = {
     "tensordot": ("tensorlet.ops.linalg_ops", "tensordot"),
     "norm": ("tensorlet.ops.linalg_ops", "norm"),
     "random_normal_initializer": ("tensorlet.ops.random_ops", "random_normal_initializer"),
+    "RaggedTensor": ("tensorlet.ragged", "RaggedTensor"),
+    "RaggedTensorSpec": ("tensorlet.ragged", "RaggedTensorSpec"),
+    "SparseTensor": ("tensorlet.sparse", "SparseTensor"),
+    "SparseTensorSpec": ("tensorlet.sparse", "SparseTensorSpec"),
+    "map_fn": ("tensorlet.ops.functional_ops", "map_fn"),
+    "scan": ("tensorlet.ops.functional_ops", "scan"),
+    "foldl": ("tensorlet.ops.functional_ops", "foldl"),
+    "foldr": ("tensorlet.ops.functional_ops", "foldr"),
+    "vectorized_map": ("tensorlet.ops.functional_ops", "vectorized_map"),
 }
 
 

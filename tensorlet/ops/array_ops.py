@@ -8,6 +8,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
+from tensorlet.ops import dispatch
 from tensorlet.ops._common import ALL, BOOL, NUMERIC, norm_axis, same_shape
 from tensorlet.ops.registry import constant_value, convert_inputs, execute, op
 from tensorlet.tensor_shape import TensorShape
@@ -250,6 +251,7 @@ def OnesLike(x):
   return np.ones_like(x)
 
 
+@dispatch.add_dispatch_support
 def zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002
   """Zeros with the shape (and dtype, unless given) of `input`."""
   x = convert_to_tensor(input)
@@ -257,6 +259,7 @@ def zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002
   return r if dtype is None or _dt.as_dtype(dtype) is x.dtype else _math().cast(r, dtype)
 
 
+@dispatch.add_dispatch_support
 def ones_like(input, dtype=None, name=None, layout=None):  # noqa: A002
   """Ones with the shape (and dtype, unless given) of `input`."""
   x = convert_to_tensor(input)
@@ -471,6 +474,7 @@ def _(op, dy):
   return list(split(dy, sizes, axis=ax))
 
 
+@dispatch.add_dispatch_support
 def concat(values, axis, name="concat"):
   """Joins tensors along an existing `axis`."""
   ts = convert_inputs(ConcatV2, list(values))
@@ -509,6 +513,7 @@ def _(op, dy):
   return list(unstack(dy, num=len(op.inputs), axis=op.attrs["axis"]))
 
 
+@dispatch.add_dispatch_support
 def stack(values, axis=0, name="stack"):
   """Stacks same-shaped tensors along a new `axis`."""
   ts = convert_inputs(Pack, list(values))
@@ -807,6 +812,7 @@ def _(op, ddx):
           None, None]
 
 
+@dispatch.add_dispatch_support
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
   """Gathers slices of `params` along `axis` at `indices`."""
   p = convert_to_tensor(params)
@@ -1188,6 +1194,7 @@ def Where(condition):
   return np.argwhere(condition).astype(np.int64)
 
 
+@dispatch.add_dispatch_support
 def where(condition, x=None, y=None, name=None):
   """Elementwise choice between `x` and `y`; with one argument, the indices of True."""
   c = convert_to_tensor(condition)
@@ -1204,6 +1211,7 @@ def where(condition, x=None, y=None, name=None):
   return execute(SelectV2, [c, x, y], {})
 
 
+@dispatch.add_dispatch_support
 def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
   """The elements (or slices) of `tensor` where `mask` is True."""
   t = convert_to_tensor(tensor)

@@ -5,7 +5,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
-from tensorlet.ops import array_ops
+from tensorlet.ops import array_ops, dispatch
 from tensorlet.ops._common import (BOOL, FLOAT, FLOAT_C, INT, NUM_STR, NUMERIC, REAL,
                                    broadcast_bool, broadcast_shape, norm_axis, reduced_shape,
                                    same_shape)
@@ -17,18 +17,30 @@ from tensorlet.tensor import EagerTensor, Tensor, constant, convert_to_tensor
 
 def _unary_public(od, name, doc):
   def f(x, name=None):
-    return execute(od, convert_inputs(od, (x,)), {})
+    try:
+      return execute(od, convert_inputs(od, (x,)), {})
+    except (TypeError, ValueError):
+      r = dispatch.composite_fallback(f, (x,), {})
+      if r is None:
+        raise
+      return r
   f.__name__ = f.__qualname__ = name
   f.__doc__ = doc
-  return f
+  return dispatch.elementwise(f, od)
 
 
 def _binary_public(od, name, doc):
   def f(x, y, name=None):
-    return execute(od, convert_inputs(od, (x, y)), {})
+    try:
+      return execute(od, convert_inputs(od, (x, y)), {})
+    except (TypeError, ValueError):
+      r = dispatch.composite_fallback(f, (x, y), {})
+      if r is None:
+        raise
+      return r
   f.__name__ = f.__qualname__ = name
   f.__doc__ = doc
-  return f
+  return dispatch.elementwise(f, od)
 
 
 # ---------------------------------------------------------------- binary
@@ -350,6 +362,7 @@ erf = _unary_public(Erf, "erf", "Gauss error function elementwise.")
 erfc = _unary_public(Erfc, "erfc", "1 - erf(x) elementwise.")
 
 
+@dispatch.add_dispatch_support
 def abs(x, name=None):  # noqa: A001 - mirrors tf.abs
   """|x| elementwise (the magnitude, as float, for complex x)."""
   x = convert_to_tensor(x)
@@ -526,7 +539,7 @@ def _reduce_public(od, name):
     return execute(od, [x], {"axis": ax, "keepdims": bool(keepdims)})
   f.__name__ = f.__qualname__ = name
   f.__doc__ = f"tf.{name}: reduces `input_tensor` over `axis` (all axes when None)."
-  return f
+  return dispatch.add_dispatch_support(f)
 
 
 reduce_sum = _reduce_public(Sum, "reduce_sum")
@@ -754,6 +767,7 @@ def _(op, dy):
   return [None]
 
 
+@dispatch.add_dispatch_support
 def cast(x, dtype, name=None):
   """Casts `x` to `dtype` (floats to ints truncate toward zero)."""
   dtype = _dt.as_dtype(dtype)

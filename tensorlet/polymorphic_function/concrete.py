@@ -10,6 +10,7 @@ import inspect
 
 from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
+from tensorlet.composite_tensor import CompositeTensor
 from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.polymorphic_function import trace, trace_type
@@ -25,6 +26,8 @@ _POSITIONAL = inspect.Parameter.POSITIONAL_ONLY
 
 def _output_text(structured):
   def one(x):
+    if isinstance(x, CompositeTensor):
+      return repr(x._type_spec)
     if isinstance(x, Tensor):
       return f"TensorSpec(shape={x.shape}, dtype=tf.{x.dtype.name}, name=None)"
     return repr(x)
@@ -155,7 +158,7 @@ class ConcreteFunction:
     outs = list(self.graph.output_template)
     for pos, t in zip(self.graph.output_positions, flat):
       outs[pos] = t
-    return nest.pack_sequence_as(self.graph.structured_outputs, outs)
+    return nest.pack_sequence_as(self.graph.structured_outputs, outs, expand_composites=True)
 
   # ------------------------------------------------------------ execution
   def _plan(self):

@@ -18,6 +18,7 @@ from tensorlet.polymorphic_function.trace import finish_outputs
 from tensorlet.graph.graph import FuncGraph
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet.tensor_spec import TensorSpec
+from tensorlet.composite_tensor import TypeSpec
 
 __all__ = ["function", "Function"]
 
@@ -92,7 +93,7 @@ class Function:
   def _check_signature(self, sig):
     flat = nest.flatten(list(sig))
     for s in flat:
-      if not isinstance(s, (TensorSpec, trace_type.TraceType)):
+      if not isinstance(s, (TensorSpec, TypeSpec)):
         raise TypeError(f"input_signature must be a possibly nested sequence of TensorSpec "
                         f"objects, got invalid args {s!r} with type {type(s)}.")
     return tuple(sig)
@@ -282,6 +283,11 @@ def _check_against_spec(fname, name, v, spec):
                       f"tensors, got {v!r}")
     for i, (x, s) in enumerate(zip(v, spec)):
       _check_against_spec(fname, f"{name}[{i}]", x, s)
+    return
+  if isinstance(spec, TypeSpec):
+    if not spec.is_compatible_with(v):
+      raise SignatureMismatchError(f"Binding inputs to tf.function '{fname}' failed due to `Can "
+                                   f"not cast {v!r} to {spec!r}` for argument '{name}'.")
     return
   try:
     t = v if isinstance(v, (Tensor, TensorSpec)) else (

@@ -10,8 +10,8 @@ below (TF's `trace_type` system):
   CustomType     a user `__tf_tracing_type__` result (tf.types.experimental.TraceType)
   OpaqueType     any other hashable object, by equality
   WeakrefType    any other unhashable object, by identity while it lives
-Composite values (datasets, sparse and ragged tensors) define their own
-subclasses of TraceType and return them from `__tf_tracing_type__`.
+Composite values (sparse and ragged tensors) return their spec, a
+composite_tensor.TypeSpec with the same methods, from `__tf_tracing_type__`.
 
 Each type answers `is_subtype_of` (a call of this type may run a trace made
 for `other`), `most_specific_common_supertype`, `placeholder_value` (what the
@@ -26,6 +26,7 @@ import numpy as _np
 
 from tensorlet import dtypes as _dt
 from tensorlet import types as _types
+from tensorlet.composite_tensor import TypeSpec
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet.tensor_shape import TensorShape
@@ -534,11 +535,11 @@ def from_value(x):
   tt = getattr(x, "__tf_tracing_type__", None)
   if tt is not None:
     r = tt(None)
-    return r if isinstance(r, TraceType) else CustomType(r)
+    return r if isinstance(r, (TraceType, TypeSpec)) else CustomType(r)
   if isinstance(x, TensorSpec):
     s = x.shape
     return TensorType(x.dtype, None if s.rank is None else tuple(s.as_list()))
-  if isinstance(x, TraceType):  # a composite's spec passed to get_concrete_function
+  if isinstance(x, (TraceType, TypeSpec)):  # a spec passed to get_concrete_function
     return x
   try:
     hash(x)
