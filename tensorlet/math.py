@@ -1,7 +1,8 @@
 """tf.math: the public math namespace (re-exports only)."""
 from tensorlet.ops.array_ops import top_k  # noqa: F401
+from tensorlet.ops.sparse_ops import bincount  # noqa: F401
 from tensorlet.ops.math_ops import (  # noqa: F401
-    abs, acos, acosh, add, add_n, argmax, argmin, asin, asinh, atan, atan2, atanh, bincount,
+    abs, acos, acosh, add, add_n, argmax, argmin, asin, asinh, atan, atan2, atanh,
     cast, ceil, conj, cos, cosh, count_nonzero, cumprod, cumsum, div_no_nan, divide, equal,
     erf, erfc, exp, expm1, floor, floordiv, floormod, greater, greater_equal, imag, is_finite,
     is_inf, is_nan, l2_normalize, less, less_equal, log, log1p, log_sigmoid, logical_and,

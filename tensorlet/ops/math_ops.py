@@ -984,22 +984,6 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
   return x * rsqrt(maximum(sq, epsilon))
 
 
-def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dt.int32, name=None):
-  a = np.asarray(convert_to_tensor(arr))
-  if a.size and a.min() < 0:
-    raise InvalidArgumentError(None, None, "Input arr must be non-negative! [Op:Bincount]")
-  n = int(a.max()) + 1 if a.size else 0
-  if minlength is not None:
-    n = max(n, int(minlength))
-  if maxlength is not None:
-    n = min(n, int(maxlength))
-  w = None if weights is None else np.asarray(convert_to_tensor(weights))
-  keep = a < n
-  r = np.bincount(a[keep].ravel(), None if w is None else w[keep].ravel(), minlength=n)[:n]
-  out_dtype = _dt.as_dtype(dtype) if w is None else convert_to_tensor(weights).dtype
-  return convert_to_tensor(r.astype(out_dtype._np))
-
-
 # ------------------------------------------------------------- segments
 
 def _segment_shape(inputs, attrs):
