@@ -27,6 +27,11 @@ class CompositeTensor:
     """The component tensors, flat."""
     return self._type_spec._to_components(self)
 
+  def _from_components(self, tensors):
+    """A value of this one's type from new components (control flow rebuilds loop
+    variables and branch outputs this way)."""
+    return self._type_spec._from_components(tensors)
+
   def __tf_tracing_type__(self, context):
     return self._type_spec
 
