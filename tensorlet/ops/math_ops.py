@@ -801,7 +801,7 @@ def _cum_kernel(fn, ident):
     if reverse:
       x = np.flip(x, axis)
     r = fn(x, axis=axis, dtype=x.dtype)
-    if exclusive:
+    if exclusive and r.shape[axis]:
       r = np.concatenate([np.full_like(np.take(r, [0], axis=axis), ident),
                           np.take(r, range(r.shape[axis] - 1), axis=axis)], axis=axis)
     if reverse:

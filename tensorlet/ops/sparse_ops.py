@@ -23,7 +23,8 @@ def _idx_text(row):
 def check_indices(indices, shape, op_name, order=True):
   """TF's validation: every index in bounds, and (order=True) strictly increasing in
   row-major order (no repeats)."""
-  indices = np.asarray(indices).reshape(-1, len(shape))
+  indices = np.asarray(indices)
+  indices = indices.reshape(indices.shape[0] if indices.ndim else 0, len(shape))
   shape = np.asarray(shape, np.int64)
   bad = np.any((indices < 0) | (indices >= shape), axis=1)
   if bad.any():
@@ -53,14 +54,18 @@ def _const_shape(t):
     shape=lambda i, a: [(_const_shape(i[1]), i[2].dtype)])
 def SparseToDense(indices, output_shape, values, default_value, *, validate_indices):
   shape = tuple(int(s) for s in np.asarray(output_shape).reshape(-1))
-  idx = np.asarray(indices).reshape(-1, len(shape)) if len(shape) else \
-      np.zeros((np.size(values), 0), np.int64)
+  idx = np.asarray(indices)
+  idx = idx.reshape(idx.shape[0] if idx.ndim else 0, len(shape))
   if validate_indices:
     check_indices(idx, shape, "SparseToDense")
   else:
     check_indices(idx, shape, "SparseToDense", order=False)
   out = np.full(shape, default_value, dtype=np.asarray(values).dtype if np.ndim(values)
                 else np.asarray(default_value).dtype)
+  if not shape:  # a scalar: the last value given, if any
+    if np.size(values):
+      out[()] = np.asarray(values).reshape(-1)[-1]
+    return out
   out[tuple(idx.T)] = values
   return out
 

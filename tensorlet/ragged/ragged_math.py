@@ -79,11 +79,11 @@ def _segment_reduce(kind, values, ids, n):
     c = M.unsorted_segment_sum(A.ones_like(values), ids, n)
     return M.truediv(s, c)
   as_int = M.cast(values, _dt.int32)
+  # empty rows are False for any and True for all (the identities of OR and AND)
   if kind == "reduce_any":
-    return M.cast(M.unsorted_segment_max(as_int, ids, n), _dt.bool)
-  if kind == "reduce_all":  # empty rows are True (the identity of AND)
-    return M.cast(M.unsorted_segment_min(as_int, ids, n), _dt.bool) | \
-        M.equal(M.unsorted_segment_sum(A.ones_like(as_int), ids, n), 0)
+    return M.greater(M.unsorted_segment_sum(as_int, ids, n), 0)
+  if kind == "reduce_all":
+    return M.equal(M.unsorted_segment_sum(1 - as_int, ids, n), 0)
   raise NotImplementedError(f"{kind} is not implemented for RaggedTensor")
 
 

@@ -363,11 +363,23 @@ class RaggedTensor(CompositeTensor):
       if isinstance(v, RaggedTensor):
         return v.merge_dims(0, inner - 1)
       return A.reshape(v, A.concat([[-1], A.shape(v)[inner:]], 0))
-    return self.with_values(self._values.merge_dims(outer - 1, inner - 1)
-                            if isinstance(self._values, RaggedTensor) else
-                            A.reshape(self._values, A.concat(
-                                [A.shape(self._values)[:outer],
-                                 [-1], A.shape(self._values)[inner:]], 0)))
+    if outer > 1:
+      v = self._values
+      return self.with_values(v.merge_dims(outer - 1, inner - 1) if isinstance(
+          v, RaggedTensor) else A.reshape(v, A.concat(
+              [A.shape(v)[:outer - 1], [-1], A.shape(v)[inner:]], 0)))
+    # merging dims 1..inner of each row: the values' dims 0..inner-1 flatten, and each
+    # row's split is carried through the merged levels' partitions
+    v, splits = self._values, self._row_splits
+    merged = v.merge_dims(0, inner - 1) if isinstance(v, RaggedTensor) else \
+        A.reshape(v, A.concat([[-1], A.shape(v)[inner:]], 0))
+    for _ in builtins.range(inner - 1):
+      if isinstance(v, RaggedTensor):
+        splits, v = A.gather(v.row_splits, splits), v.values
+      else:
+        splits = M.multiply(splits, M.cast(A.shape(v)[1], splits.dtype))
+        v = A.reshape(v, A.concat([[-1], A.shape(v)[2:]], 0))
+    return RaggedTensor(merged, splits, internal=True)
 
   # ---------------------------------------------------------- conversion
   def to_tensor(self, default_value=None, name=None, shape=None):

@@ -229,8 +229,14 @@ def _reduce_sparse(sp, axis, keepdims, seg_fn):
   r = _rank(sp)
   axes = _axes(axis, r)
   keep = [d for d in range(r) if d not in axes]
-  shape_k = A.gather(sp.dense_shape, keep)
-  coords = A.gather(sp.indices, keep, axis=1)
+  if not keep:  # a scalar (or all-ones shape): one entry
+    ids = A.zeros(A.shape(sp.values, out_type=_i64), _i64)
+    v = seg_fn(sp.values, ids, A.constant(1, _i64))
+    k = r if keepdims else 0
+    return SparseTensor(A.zeros([1, k], _i64), v, A.ones([k], _i64))
+  keep_t = convert_to_tensor(keep, _dt.int32) if keep else A.zeros([0], _dt.int32)
+  shape_k = A.gather(sp.dense_shape, keep_t)
+  coords = A.gather(sp.indices, keep_t, axis=1)
   uniq, idx = A.unique(_linear(coords, shape_k), out_idx=_i64)
   vals = seg_fn(sp.values, idx, A.size(uniq, out_type=_i64))
   order = A.argsort(uniq, stable=True)
