@@ -10,6 +10,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.errors import NotFoundError
 from tensorlet.graph.graph import FuncGraph, Operation, SymbolicTensor, _propagate_constant
 from tensorlet.polymorphic_function import trace_type as tt
+from tensorlet.saved_model.encode import COMPOSITE_SPECS
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor
 
@@ -144,7 +145,7 @@ class Decoder:
     fg.outputs = [self._tensor(ops, r) for r in data["outputs"]]
     structured = self.structure(data["structured_outputs"], fg.outputs)
     fg.structured_outputs = structured
-    fg.output_template = nest.flatten(structured)
+    fg.output_template = nest.flatten(structured, expand_composites=True)
     fg.output_positions = [i for i, x in enumerate(fg.output_template)
                            if any(x is t for t in fg.outputs)]
     return fg
@@ -190,6 +191,8 @@ class Decoder:
         return _namedtuple(x["name"], x["fields"])(*[dec(e) for e in x["v"]])
       if isinstance(x, dict) and x.get("$") == "dict":
         return dict(zip([self.value(k) for k in x["k"]], [dec(e) for e in x["v"]]))
+      if isinstance(x, dict) and x.get("$") == "composite":
+        return self.key(x["spec"])._from_components([dec(e) for e in x["v"]])
       return self.value(x)
     return dec(s)
 
@@ -201,6 +204,9 @@ class Decoder:
       return tt.TensorType(dtype_of(k["T"]), None if s.rank is None else tuple(s.as_list()))
     if "L" in k:
       return tt.LiteralType(self.value(k["L"]))
+    if "C" in k:
+      need(k["C"] in COMPOSITE_SPECS, f"unknown composite type {k['C']!r}")
+      return COMPOSITE_SPECS[k["C"]]()(*[self.value(f) for f in k["v"]])
     if "S" in k:
       subs = tuple(self.key(e) for e in k["v"])
       kinds = {"list": list, "tuple": tuple}
