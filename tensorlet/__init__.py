@@ -73,6 +73,7 @@ _LAZY = {
     "onnx": "tensorlet.onnx",
     "ragged": "tensorlet.ragged",
     "sparse": "tensorlet.sparse",
+    "sets": "tensorlet.sparse.sets",
 }
 _LAZY_ATTRS = {
     "clip_by_value": ("tensorlet.ops.clip_ops", "clip_by_value"),

@@ -56,3 +56,20 @@ case("bincount/axis", lambda x: tf.math.bincount(x, axis=-1),
 case("string_ngrams", lambda s: tf.strings.ngrams(s, 2),
      lambda s: np.array([b"a bc", b"bc d"], dtype=object), fixed([b"a", b"bc", b"d"]),
      (s_,), grad=False)
+
+
+def _set_ref(kind):
+  def ref(a, b):
+    rows = [sorted(kind(set(x.tolist()), set(y.tolist()))) for x, y in zip(a, b)]
+    return np.asarray([v for r in rows for v in r], a.dtype)
+  return ref
+
+
+for _name, _kind in [("intersection", lambda x, y: x & y), ("union", lambda x, y: x | y),
+                     ("difference", lambda x, y: x - y)]:
+  case(f"sets_{_name}", (lambda n: lambda a, b: getattr(tf.sets, n)(a, b).values)(_name),
+       _set_ref(_kind), fixed([[1, 2, 2, 3], [4, 5, 6, 6]], [[2, 3, 7, 7], [4, 4, 9, 9]]),
+       (i32, i64), grad=False)
+case("sets_size", lambda v: tf.sets.size(tf.SparseTensor([[0, 0], [0, 1], [1, 0]], v, [2, 3])),
+     lambda v: np.array([len(set(v[:2].tolist())), 1], np.int32), fixed([3, 3, 5]), (i32, i64),
+     grad=False)
