@@ -283,3 +283,12 @@ def test_matmul_gradients_by_finite_differences():
               [np.array([0.3, -1.2, 2.0]), rng.standard_normal([4, 2])])
   check_grads(lambda v, b: tf.sparse.sparse_dense_matmul(_sp(v), b, adjoint_a=True),
               [np.array([0.3, -1.2, 2.0]), rng.standard_normal([3, 2])])
+
+
+def test_unsorted_segment_sqrt_n():
+  data = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], np.float32)
+  got = tf.math.unsorted_segment_sqrt_n(data, [0, 0, 2], 3).numpy()
+  np.testing.assert_allclose(got, [[4 / np.sqrt(2), 6 / np.sqrt(2)], [0, 0], [5, 6]],
+                             rtol=1e-6)
+  check_grads(lambda x: tf.math.unsorted_segment_sqrt_n(x, [0, 0, 2], 3),
+              [data.astype(np.float64)])
