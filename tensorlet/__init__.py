@@ -92,6 +92,7 @@ _LAZY_ATTRS = {
     "foldl": ("tensorlet.ops.functional_ops", "foldl"),
     "foldr": ("tensorlet.ops.functional_ops", "foldr"),
     "vectorized_map": ("tensorlet.ops.functional_ops", "vectorized_map"),
+    "type_spec_from_value": ("tensorlet.composite_tensor", "type_spec_from_value"),
 }
 
 

@@ -11,7 +11,7 @@ case in the dispatch code.
 from tensorlet import types as _types
 from tensorlet.tensor_shape import TensorShape
 
-__all__ = ["CompositeTensor", "TypeSpec"]
+__all__ = ["CompositeTensor", "TypeSpec", "type_spec_from_value"]
 
 
 class CompositeTensor:
@@ -135,3 +135,18 @@ class TypeSpec(_types.TraceType):
 
   def diff(self, other, path):
     return [] if self == other else [(path, self.describe(), other.describe())]
+
+
+def type_spec_from_value(value):
+  """tf.type_spec_from_value: a composite's spec, or the TensorSpec of a tensor (or of
+  what converts to one)."""
+  if isinstance(value, CompositeTensor):
+    return value._type_spec
+  from tensorlet.tensor import convert_to_tensor
+  from tensorlet.tensor_spec import TensorSpec
+  try:
+    t = convert_to_tensor(value)
+  except (TypeError, ValueError):
+    raise TypeError(f"Could not build a TypeSpec for {value!r} of unsupported type "
+                    f"{type(value)}.") from None
+  return TensorSpec(t.shape, t.dtype)

@@ -380,3 +380,12 @@ def test_gradient_through_tf_function_with_ragged_argument():
   with tf.GradientTape() as t:
     y = loss(tf.RaggedTensor.from_row_splits(v, [0, 2, 3]))
   np.testing.assert_allclose(t.gradient(y, v).numpy(), [1.0 + 6.0, 1.0, 1.0])
+
+
+def test_type_spec_from_value():
+  assert tf.type_spec_from_value(rt()) == tf.RaggedTensorSpec([3, None], tf.float32)
+  assert tf.type_spec_from_value(tf.SparseTensor([[0]], [1], [4])) == \
+      tf.SparseTensorSpec([4], tf.int32)
+  assert tf.type_spec_from_value([1.0, 2.0]) == tf.TensorSpec([2], tf.float32)
+  with pytest.raises(TypeError):
+    tf.type_spec_from_value(object())
