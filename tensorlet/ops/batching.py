@@ -3,7 +3,8 @@ then its graph is run on the whole batch op by op. An op whose inputs are all
 unbatched runs as is; an op with a batched input needs a batch rule (the
 batched value has the batch as its new first axis). Rules exist for
 elementwise ops (unary and broadcasting binary), reductions, MatMul, Cast,
-Identity and Reshape; any other op raises NoBatchRule (vectorized_map then
+Identity, Reshape, Transpose, ExpandDims and softmax; any other op raises
+NoBatchRule (vectorized_map then
 loops)."""
 from tensorlet import _nest as nest
 from tensorlet.ops import array_ops as A
@@ -79,7 +80,28 @@ def _reshape(op, ins):
   return A.reshape(x, A.concat([A.shape(x)[:1], cast(shape, A.shape(x).dtype)], 0))
 
 
-_RULES = {"Sum": _reduction, "Mean": _reduction, "Max": _reduction, "Min": _reduction,
+def _transpose(op, ins):
+  (x, _), = ins
+  perm = [0] + [int(p) + 1 for p in op.attrs["perm"]]
+  return execute(op.opdef, [x], dict(op.attrs, perm=tuple(perm)))
+
+
+def _expand_dims(op, ins):
+  (x, _), = ins
+  a = int(op.attrs["axis"])
+  return execute(op.opdef, [x], dict(op.attrs, axis=a + 1 if a >= 0 else a))
+
+
+def _last_axis(op, ins):
+  """Ops over the last axis of their only input (softmax): the batch axis is just
+  another leading axis."""
+  if len(ins) != 1:
+    raise NoBatchRule(f"op {op.type} with several inputs")
+  return execute(op.opdef, [ins[0][0]], dict(op.attrs))
+
+
+_RULES = {"Transpose": _transpose, "ExpandDims": _expand_dims, "Softmax": _last_axis,
+          "LogSoftmax": _last_axis, "Sum": _reduction, "Mean": _reduction, "Max": _reduction, "Min": _reduction,
           "Prod": _reduction, "Any": _reduction, "All": _reduction, "MatMul": _matmul,
           "Reshape": _reshape}
 

@@ -134,3 +134,16 @@ def test_vectorized_map_falls_back_with_a_warning():
 def test_vectorized_map_gradient():
   check_grads(lambda x: tf.vectorized_map(lambda v: tf.reduce_sum(v * v, axis=0), x),
               [X.astype(np.float64)])
+
+
+def test_vectorized_map_layout_rules():
+  x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+  with warnings.catch_warnings():
+    warnings.simplefilter("error")
+    t = tf.vectorized_map(lambda v: tf.transpose(v), tf.constant(x))
+    e = tf.vectorized_map(lambda v: tf.expand_dims(v, 0), tf.constant(x))
+    s = tf.vectorized_map(lambda v: tf.nn.softmax(v), tf.constant(x))
+  np.testing.assert_array_equal(t.numpy(), x.transpose(0, 2, 1))
+  assert e.shape.as_list() == [2, 1, 3, 4]
+  ex = np.exp(x - x.max(-1, keepdims=True))
+  np.testing.assert_allclose(s.numpy(), ex / ex.sum(-1, keepdims=True), rtol=1e-6)
