@@ -13,7 +13,8 @@ import warnings
 from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
 from tensorlet.composite_tensor import CompositeTensor, TypeSpec
-from tensorlet.errors import InvalidArgumentError
+from tensorlet.errors import InvalidArgumentError, OutOfRangeError
+from tensorlet.ops.registry import constant_value
 from tensorlet.ops import array_ops as A
 from tensorlet.ops import math_ops as M
 from tensorlet.ops.control_flow_ops import while_loop
@@ -172,6 +173,9 @@ def _scan(fn, elems, initializer, reverse, collect, fn_name):
   flat = _as_elems(elems, fn_name)
   n = _length(flat, fn_name)
   if initializer is None:
+    nv = constant_value(n)
+    if nv is not None and int(nv) == 0:  # the first element is the initial accumulator
+      raise OutOfRangeError(None, None, "Tried to read from index 0 but array size is: 0")
     first = M.subtract(n, 1) if reverse else convert_to_tensor(0)
     acc0 = nest.pack_sequence_as(elems, [e[first] for e in flat])
     start, count = (M.subtract(n, 2), M.subtract(n, 1)) if reverse else \

@@ -193,7 +193,8 @@ def _convert_with_hint(od, i, a, hint):
   try:
     return convert_to_tensor(a, hint)
   except ValueError as e:
-    raise ValueError(f"{e} (argument '{od.arg_names[i]}' of {od.name})") from None
+    arg = od.arg_names[i] if i < len(od.arg_names) else f"#{i}"  # variadic: by position
+    raise ValueError(f"{e} (argument '{arg}' of {od.name})") from None
 
 
 class EagerOp:

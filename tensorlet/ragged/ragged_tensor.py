@@ -443,12 +443,6 @@ class RaggedTensor(CompositeTensor):
       raise TypeError("Iterating over a symbolic RaggedTensor is not allowed in graph mode")
     return (self[i] for i in range(int(self.nrows()._value)))
 
-  def __len__(self):
-    n = self.shape[0]
-    if n is None:
-      raise TypeError("len() of a RaggedTensor with an unknown number of rows")
-    return n
-
   def __bool__(self):
     raise TypeError("RaggedTensor may not be used as a boolean.")
 

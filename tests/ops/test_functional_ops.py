@@ -147,3 +147,13 @@ def test_vectorized_map_layout_rules():
   assert e.shape.as_list() == [2, 1, 3, 4]
   ex = np.exp(x - x.max(-1, keepdims=True))
   np.testing.assert_allclose(s.numpy(), ex / ex.sum(-1, keepdims=True), rtol=1e-6)
+
+
+def test_empty_elems():
+  assert tf.map_fn(lambda v: v, tf.zeros([0, 3]), parallel_iterations=4).shape.as_list() == \
+      [0, 3]
+  assert float(tf.foldl(lambda a, v: a + v, tf.zeros([0]), initializer=1.0)) == 1.0
+  with pytest.raises(tf.errors.OutOfRangeError):
+    tf.scan(lambda a, v: a + v, tf.zeros([0]))
+  with pytest.raises(tf.errors.OutOfRangeError):
+    tf.foldl(lambda a, v: a + v, tf.zeros([0]))

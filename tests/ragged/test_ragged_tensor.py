@@ -389,3 +389,18 @@ def test_type_spec_from_value():
   assert tf.type_spec_from_value([1.0, 2.0]) == tf.TensorSpec([2], tf.float32)
   with pytest.raises(TypeError):
     tf.type_spec_from_value(object())
+
+
+def test_edge_cases_as_tensorflow():
+  with pytest.raises(TypeError):
+    len(rt())
+  assert tf.concat([tf.ragged.constant([[1]]), tf.constant([[2, 3]])], axis=0).to_list() == \
+      [[1], [2, 3]]
+  assert tf.ragged.constant([[1, 2], [3]])[5:].to_list() == []
+  assert tf.ragged.constant([[1, 2], [3]])[:, 5:].to_list() == [[], []]
+  assert tf.RaggedTensor.from_row_lengths([1, 2, 3], tf.constant([1, 2])).row_splits.dtype \
+      == tf.int32
+  np.testing.assert_array_equal(tf.ragged.constant([[]]).to_tensor().numpy(),
+                                np.zeros([1, 0], np.float32))
+  with pytest.raises(tf.errors.InvalidArgumentError):
+    tf.ragged.constant([[1, 2], [3]]) + tf.ragged.constant([[1, 2], [3]], dtype=tf.int64)
