@@ -404,3 +404,22 @@ def test_edge_cases_as_tensorflow():
                                 np.zeros([1, 0], np.float32))
   with pytest.raises(tf.errors.InvalidArgumentError):
     tf.ragged.constant([[1, 2], [3]]) + tf.ragged.constant([[1, 2], [3]], dtype=tf.int64)
+
+
+def test_strings_and_tensor_indices_inside_tf_function():
+  @tf.function
+  def f(s, i):
+    words = tf.strings.split(s)
+    return words, words[i], words.row_lengths()
+  words, row, lens = f(tf.constant(["a b c", "d"]), tf.constant(1))
+  assert words.to_list() == [[b"a", b"b", b"c"], [b"d"]]
+  assert row.numpy().tolist() == [b"d"] and lens.numpy().tolist() == [3, 1]
+
+
+@pytest.mark.parametrize("f", [
+    lambda x: tf.RaggedTensor.from_tensor(x, lengths=[2, 0, 3]).flat_values,
+    lambda x: tf.RaggedTensor.from_tensor(x, lengths=[1, 3, 2]).to_tensor(shape=[2, 2]),
+    lambda x: tf.ragged.boolean_mask(tf.RaggedTensor.from_tensor(x), x > 0).flat_values,
+], ids=["from_tensor", "to_tensor_shape", "boolean_mask"])
+def test_dense_to_ragged_gradients(f):
+  check_grads(f, [np.random.RandomState(2).uniform(-1, 1, [3, 3])])
