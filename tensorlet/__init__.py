@@ -71,6 +71,9 @@ _LAZY = {
     "keras": "tensorlet.keras",
     "saved_model": "tensorlet.saved_model",
     "onnx": "tensorlet.onnx",
+    "ragged": "tensorlet.ragged",
+    "sparse": "tensorlet.sparse",
+    "sets": "tensorlet.sparse.sets",
 }
 _LAZY_ATTRS = {
     "clip_by_value": ("tensorlet.ops.clip_ops", "clip_by_value"),
@@ -80,6 +83,16 @@ _LAZY_ATTRS = {
     "tensordot": ("tensorlet.ops.linalg_ops", "tensordot"),
     "norm": ("tensorlet.ops.linalg_ops", "norm"),
     "random_normal_initializer": ("tensorlet.ops.random_ops", "random_normal_initializer"),
+    "RaggedTensor": ("tensorlet.ragged", "RaggedTensor"),
+    "RaggedTensorSpec": ("tensorlet.ragged", "RaggedTensorSpec"),
+    "SparseTensor": ("tensorlet.sparse", "SparseTensor"),
+    "SparseTensorSpec": ("tensorlet.sparse", "SparseTensorSpec"),
+    "map_fn": ("tensorlet.graph.functional", "map_fn"),
+    "scan": ("tensorlet.graph.functional", "scan"),
+    "foldl": ("tensorlet.graph.functional", "foldl"),
+    "foldr": ("tensorlet.graph.functional", "foldr"),
+    "vectorized_map": ("tensorlet.graph.functional", "vectorized_map"),
+    "type_spec_from_value": ("tensorlet.composite_tensor", "type_spec_from_value"),
 }
 
 

@@ -2,6 +2,8 @@
 namedtuples and dicts (dict keys in sorted order, as TensorFlow does)."""
 import collections.abc as _abc
 
+from tensorlet.composite_tensor import CompositeTensor, TypeSpec
+
 __all__ = ["flatten", "pack_sequence_as", "map_structure", "assert_same_structure",
            "is_nested", "flatten_with_paths"]
 
@@ -31,15 +33,26 @@ def _children(x):
   return list(x)
 
 
+def _expand(x):
+  """The component tensors (or specs) of a composite value (or spec)."""
+  if isinstance(x, CompositeTensor):
+    return x._to_components()
+  if isinstance(x, TypeSpec):
+    return list(x._component_specs)
+  return None
+
+
 def flatten(structure, expand_composites=False):
   if not is_nested(structure):
-    return [structure]
+    parts = _expand(structure) if expand_composites else None
+    return [structure] if parts is None else parts
   kids = _children(structure)
-  for k in kids:
-    if is_nested(k):
-      break
-  else:
-    return kids     # the common flat list/tuple/dict: no walk needed
+  if not expand_composites:
+    for k in kids:
+      if is_nested(k):
+        break
+    else:
+      return kids     # the common flat list/tuple/dict: no walk needed
   out = []
   # Iterative to keep deep structures off the recursion limit; `open_` holds the
   # containers being walked, so one that contains itself is an error, not a hang.
@@ -57,7 +70,11 @@ def flatten(structure, expand_composites=False):
       stack += [x, _LEAVE]
       stack.extend(reversed(_children(x)))
     else:
-      out.append(x)
+      parts = _expand(x) if expand_composites else None
+      if parts is None:
+        out.append(x)
+      else:
+        out.extend(parts)
   return out
 
 
@@ -81,12 +98,16 @@ def _rebuild(template, children):
   return type(template)(children)
 
 
-def _pack(template, flat, pos):
+def _pack(template, flat, pos, expand=False):
   if not is_nested(template):
+    if expand and isinstance(template, (CompositeTensor, TypeSpec)):
+      spec = template if isinstance(template, TypeSpec) else template._type_spec
+      n = len(spec._component_specs)
+      return spec._from_components(flat[pos:pos + n]), pos + n
     return flat[pos], pos + 1
   kids = []
   for c in _children(template):
-    v, pos = _pack(c, flat, pos)
+    v, pos = _pack(c, flat, pos, expand)
     kids.append(v)
   return _rebuild(template, kids), pos
 
@@ -96,14 +117,14 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
     raise TypeError(f"Attempted to pack value:\n  {flat_sequence!r:.80}\ninto a structure, but "
                     f"found incompatible type `{type(flat_sequence).__name__}` instead.")
   flat_sequence = list(flat_sequence)
-  n = len(flatten(structure))
+  n = len(flatten(structure, expand_composites))
   if n != len(flat_sequence):
     raise ValueError(f"Could not pack sequence. Structure had {n} atoms, but flat_sequence had "
                      f"{len(flat_sequence)} items. Structure: {structure}, flat_sequence: "
                      f"{flat_sequence}.")
-  if not is_nested(structure):
+  if not is_nested(structure) and not expand_composites:
     return flat_sequence[0]
-  return _pack(structure, flat_sequence, 0)[0]
+  return _pack(structure, flat_sequence, 0, expand_composites)[0]
 
 
 def assert_same_structure(nest1, nest2, check_types=True, expand_composites=False):
@@ -133,8 +154,9 @@ def map_structure(func, *structures, check_types=True, expand_composites=False):
     raise ValueError("Must provide at least one structure")
   for s in structures[1:]:
     assert_same_structure(structures[0], s, check_types=check_types)
-  flats = [flatten(s) for s in structures]
-  return pack_sequence_as(structures[0], [func(*xs) for xs in zip(*flats)])
+  flats = [flatten(s, expand_composites) for s in structures]
+  return pack_sequence_as(structures[0], [func(*xs) for xs in zip(*flats)],
+                          expand_composites)
 
 
 def flatten_with_paths(structure):

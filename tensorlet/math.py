@@ -1,7 +1,8 @@
 """tf.math: the public math namespace (re-exports only)."""
 from tensorlet.ops.array_ops import top_k  # noqa: F401
+from tensorlet.ops.sparse_ops import bincount  # noqa: F401
 from tensorlet.ops.math_ops import (  # noqa: F401
-    abs, acos, acosh, add, add_n, argmax, argmin, asin, asinh, atan, atan2, atanh, bincount,
+    abs, acos, acosh, add, add_n, argmax, argmin, asin, asinh, atan, atan2, atanh,
     cast, ceil, conj, cos, cosh, count_nonzero, cumprod, cumsum, div_no_nan, divide, equal,
     erf, erfc, exp, expm1, floor, floordiv, floormod, greater, greater_equal, imag, is_finite,
     is_inf, is_nan, l2_normalize, less, less_equal, log, log1p, log_sigmoid, logical_and,
@@ -38,3 +39,15 @@ def in_top_k(targets, predictions, k, name=None):
   greater_count = math_ops.reduce_sum(
       math_ops.cast(math_ops.greater(preds, array_ops.expand_dims(t, -1)), "int32"), axis=-1)
   return math_ops.less(greater_count, k)
+
+
+def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
+  """Sum of each segment's rows divided by sqrt(its row count); 0 for empty segments."""
+  from tensorlet.ops import array_ops, math_ops
+  from tensorlet.tensor import convert_to_tensor
+  x, ids = convert_to_tensor(data), convert_to_tensor(segment_ids)
+  s = math_ops.unsorted_segment_sum(x, ids, num_segments)
+  c = math_ops.unsorted_segment_sum(array_ops.ones_like(ids, x.dtype), ids, num_segments)
+  c = array_ops.reshape(math_ops.maximum(c, array_ops.ones_like(c)), array_ops.concat(
+      [array_ops.shape(c), array_ops.ones([array_ops.rank(s) - 1], "int32")], 0))
+  return s / math_ops.sqrt(c)

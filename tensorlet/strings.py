@@ -1,5 +1,6 @@
 """tf.strings: the public string namespace (re-exports only)."""
 from tensorlet.ops.string_ops import (  # noqa: F401
-    as_string, bytes_split, format, join, length, lower, reduce_join, regex_full_match,
-    regex_replace, split, strip, substr, to_number, unicode_decode, unicode_encode,
-    unicode_split, upper)
+    as_string, format, join, length, lower, reduce_join, regex_full_match,
+    regex_replace, strip, substr, to_number, unicode_encode, upper)
+from tensorlet.ragged.ragged_string_ops import (  # noqa: F401
+    bytes_split, ngrams, split, unicode_decode, unicode_split)

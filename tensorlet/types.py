@@ -29,6 +29,7 @@ class experimental:  # noqa: N801 - TF's namespace
 
 
 def _late():
+  # late-bound: tf.types.experimental re-exports classes of the function layer above
   from tensorlet.polymorphic_function.concrete import ConcreteFunction, FunctionType
   from tensorlet.polymorphic_function.polymorphic import Function
   experimental.ConcreteFunction = ConcreteFunction

@@ -15,7 +15,8 @@ ROOT = pathlib.Path(tensorlet.__file__).parent
 LAYERS = {
     "tensorlet._nest": 0, "tensorlet.nest": 0, "tensorlet.dtypes": 0, "tensorlet.errors": 0,
     "tensorlet.tensor": 0, "tensorlet.tensor_shape": 0, "tensorlet.tensor_spec": 0,
-    "tensorlet.context": 0, "tensorlet._allocator": 0,
+    "tensorlet.context": 0, "tensorlet._allocator": 0, "tensorlet.composite_tensor": 0,
+    "tensorlet.types": 0,
     "tensorlet.ops": 1, "tensorlet.variables": 1,
     "tensorlet.graph": 2,
     "tensorlet.autodiff": 3,
@@ -33,6 +34,10 @@ ALLOWED = {
         "tf.constant(tensor, dtype) casts: an op",
     ("tensorlet.ops.control_flow_ops", "tensorlet.graph.control_flow"):
         "old import path of tf.cond/tf.while_loop, which moved up to the graph layer",
+    ("tensorlet.types", "tensorlet.polymorphic_function.concrete"):
+        "tf.types.experimental re-exports the function classes, bound once they exist (_late)",
+    ("tensorlet.types", "tensorlet.polymorphic_function.polymorphic"):
+        "tf.types.experimental re-exports the function classes, bound once they exist (_late)",
     ("tensorlet.polymorphic_function.polymorphic", "tensorlet.autograph.api"):
         "tf.function(autograph=True) converts the Python function with the layer above",
 }

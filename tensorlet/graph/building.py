@@ -4,6 +4,7 @@ import numpy as np
 
 from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
+from tensorlet.composite_tensor import CompositeTensor
 from tensorlet.context import ctx
 from tensorlet.graph.graph import FuncGraph
 from tensorlet.ops.array_ops import Identity
@@ -20,7 +21,7 @@ def finish_outputs(fg, out):
   """Identity nodes for tensor outputs. Python numbers, strings and NumPy values
   become constants (TF converts them: `return 1` gives tf.Tensor(1)); None and
   other objects stay in the structure."""
-  flat = nest.flatten(out)
+  flat = nest.flatten(out, expand_composites=True)
   template, positions, outputs = [], [], []
   for i, leaf in enumerate(flat):
     if hasattr(leaf, "_as_tensor") and not isinstance(leaf, Tensor):
@@ -39,8 +40,8 @@ def finish_outputs(fg, out):
   fg.outputs = outputs
   fg.output_positions = positions
   fg.output_template = template
-  fg.structured_outputs = nest.pack_sequence_as(out, template) if nest.is_nested(out) \
-      else template[0]
+  fg.structured_outputs = nest.pack_sequence_as(out, template, expand_composites=True) \
+      if nest.is_nested(out) or isinstance(out, CompositeTensor) else template[0]
 
 
 def build_graph(fn, specs, name, arg_names=None):

@@ -8,6 +8,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError, out_of_memory
+from tensorlet.ops import dispatch
 from tensorlet.ops._common import (ALL, BOOL, NUMERIC, as_int, as_sequence, as_str, norm_axis,
                                    same_shape, single_axis)
 from tensorlet.ops.registry import (constant_value, convert_inputs, execute, fill_value, op,
@@ -277,6 +278,7 @@ def OnesLike(x):
   return np.ones_like(x)
 
 
+@dispatch.add_dispatch_support
 def zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002
   """Zeros with the shape (and dtype, unless given) of `input`."""
   x = convert_to_tensor(input)
@@ -284,6 +286,7 @@ def zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002
   return r if dtype is None or _dt.as_dtype(dtype) is x.dtype else _math().cast(r, dtype)
 
 
+@dispatch.add_dispatch_support
 def ones_like(input, dtype=None, name=None, layout=None):  # noqa: A002
   """Ones with the shape (and dtype, unless given) of `input`."""
   x = convert_to_tensor(input)
@@ -510,6 +513,7 @@ def _(op, dy):
   return list(split(dy, sizes, axis=ax))
 
 
+@dispatch.add_dispatch_support
 def concat(values, axis, name="concat"):
   """Joins tensors along an existing `axis`."""
   if isinstance(values, Tensor):
@@ -550,6 +554,7 @@ def _(op, dy):
   return list(unstack(dy, num=len(op.inputs), axis=op.attrs["axis"]))
 
 
+@dispatch.add_dispatch_support
 def stack(values, axis=0, name="stack"):
   """Stacks same-shaped tensors along a new `axis`."""
   ts = convert_inputs(Pack, values if isinstance(values, Tensor) and values.shape.rank else
@@ -849,6 +854,7 @@ def _(op, ddx):
           None, None]
 
 
+@dispatch.add_dispatch_support
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
   """Gathers slices of `params` along `axis` at `indices`."""
   p = convert_to_tensor(params)
@@ -1230,6 +1236,7 @@ def Where(condition):
   return np.argwhere(condition).astype(np.int64)
 
 
+@dispatch.add_dispatch_support
 def where(condition, x=None, y=None, name=None):
   """Elementwise choice between `x` and `y`; with one argument, the indices of True."""
   c = convert_to_tensor(condition)
@@ -1246,6 +1253,7 @@ def where(condition, x=None, y=None, name=None):
   return execute(SelectV2, [c, x, y], {})
 
 
+@dispatch.add_dispatch_support
 def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
   """The elements (or slices) of `tensor` where `mask` is True."""
   t = convert_to_tensor(tensor)

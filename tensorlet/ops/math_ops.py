@@ -5,7 +5,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
-from tensorlet.ops import array_ops
+from tensorlet.ops import array_ops, dispatch
 from tensorlet.ops._common import (BOOL, FLOAT, FLOAT_C, INT, NUM_STR, NUMERIC, REAL, as_int,
                                    as_sequence, broadcast_bool, broadcast_shape, norm_axis,
                                    reduced_shape, same_shape, single_axis)
@@ -18,18 +18,30 @@ from tensorlet.tensor import EagerTensor, Tensor, constant, convert_to_tensor
 
 def _unary_public(od, name, doc):
   def f(x, name=None):
-    return execute(od, convert_inputs(od, (x,)), {})
+    try:
+      return execute(od, convert_inputs(od, (x,)), {})
+    except (TypeError, ValueError):
+      r = dispatch.composite_fallback(f, (x,), {})
+      if r is None:
+        raise
+      return r
   f.__name__ = f.__qualname__ = name
   f.__doc__ = doc
-  return f
+  return dispatch.elementwise(f, od)
 
 
 def _binary_public(od, name, doc):
   def f(x, y, name=None):
-    return execute(od, convert_inputs(od, (x, y)), {})
+    try:
+      return execute(od, convert_inputs(od, (x, y)), {})
+    except (TypeError, ValueError):
+      r = dispatch.composite_fallback(f, (x, y), {})
+      if r is None:
+        raise
+      return r
   f.__name__ = f.__qualname__ = name
   f.__doc__ = doc
-  return f
+  return dispatch.elementwise(f, od)
 
 
 # ---------------------------------------------------------------- binary
@@ -351,6 +363,7 @@ erf = _unary_public(Erf, "erf", "Gauss error function elementwise.")
 erfc = _unary_public(Erfc, "erfc", "1 - erf(x) elementwise.")
 
 
+@dispatch.add_dispatch_support
 def abs(x, name=None):  # noqa: A001 - mirrors tf.abs
   """|x| elementwise (the magnitude, as float, for complex x)."""
   x = convert_to_tensor(x)
@@ -527,7 +540,7 @@ def _reduce_public(od, name):
     return execute(od, [x], {"axis": ax, "keepdims": bool(keepdims)})
   f.__name__ = f.__qualname__ = name
   f.__doc__ = f"tf.{name}: reduces `input_tensor` over `axis` (all axes when None)."
-  return f
+  return dispatch.add_dispatch_support(f)
 
 
 reduce_sum = _reduce_public(Sum, "reduce_sum")
@@ -758,6 +771,7 @@ def _(op, dy):
   return [None]
 
 
+@dispatch.add_dispatch_support
 def cast(x, dtype, name=None):
   """Casts `x` to `dtype` (floats to ints truncate toward zero)."""
   dtype = _dt.as_dtype(dtype)
@@ -791,7 +805,7 @@ def _cum_kernel(fn, ident):
     if reverse:
       x = np.flip(x, axis)
     r = fn(x, axis=axis, dtype=x.dtype)
-    if exclusive:
+    if exclusive and r.shape[axis]:
       r = np.concatenate([np.full_like(np.take(r, [0], axis=axis), ident),
                           np.take(r, range(r.shape[axis] - 1), axis=axis)], axis=axis)
     if reverse:
@@ -972,22 +986,6 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
   x = convert_to_tensor(x)
   sq = reduce_sum(square(x), axis=axis if dim is None else dim, keepdims=True)
   return x * rsqrt(maximum(sq, epsilon))
-
-
-def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dt.int32, name=None):
-  a = np.asarray(convert_to_tensor(arr))
-  if a.size and a.min() < 0:
-    raise InvalidArgumentError(None, None, "Input arr must be non-negative! [Op:Bincount]")
-  n = int(a.max()) + 1 if a.size else 0
-  if minlength is not None:
-    n = max(n, as_int(minlength, "Bincount", "minlength"))
-  if maxlength is not None:
-    n = min(n, as_int(maxlength, "Bincount", "maxlength"))
-  w = None if weights is None else np.asarray(convert_to_tensor(weights))
-  keep = a < n
-  r = np.bincount(a[keep].ravel(), None if w is None else w[keep].ravel(), minlength=n)[:n]
-  out_dtype = _dt.as_dtype(dtype) if w is None else convert_to_tensor(weights).dtype
-  return convert_to_tensor(r.astype(out_dtype._np))
 
 
 # ------------------------------------------------------------- segments

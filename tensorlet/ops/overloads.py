@@ -7,6 +7,7 @@ call `execute` directly: this is the hot path of small eager programs.
 import numpy as np
 
 from tensorlet import dtypes as _dt
+from tensorlet.composite_tensor import CompositeTensor
 from tensorlet.ops import array_ops, math_ops
 from tensorlet.ops.registry import convert_inputs, execute
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
@@ -59,7 +60,13 @@ def _binary(od, name):
   # `name` is the graph node name TF gives the operator (`a + b` -> "add").
   def fwd(x, y):
     x = _self(x)
-    return execute(od, (x, _other(x, y, od)), _EMPTY, name)
+    try:
+      y = _other(x, y, od)
+    except TypeError:
+      if isinstance(y, CompositeTensor):  # its reflected operator handles it
+        return NotImplemented
+      raise
+    return execute(od, (x, y), _EMPTY, name)
 
   def rev(x, y):
     x = _self(x)
@@ -69,7 +76,12 @@ def _binary(od, name):
 
 def _truediv(x, y):
   x = _self(x)
-  y = _other(x, y, math_ops.RealDiv)
+  try:
+    y = _other(x, y, math_ops.RealDiv)
+  except TypeError:
+    if isinstance(y, CompositeTensor):
+      return NotImplemented
+    raise
   if x.dtype.is_integer:
     return math_ops.truediv(x, y)
   return execute(math_ops.RealDiv, (x, y), _EMPTY, "truediv")

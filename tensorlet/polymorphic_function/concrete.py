@@ -8,36 +8,30 @@ under a tape it runs the graph that also returns the intermediates its
 gradient needs, and the gradient is a compiled graph built by the shared
 reverse pass (autodiff/function_grad.py).
 """
+import inspect
+
 from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
+from tensorlet.composite_tensor import CompositeTensor
 from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.autodiff import function_grad
 from tensorlet.ops import control_flow_ops
 from tensorlet.polymorphic_function import trace, trace_type
+from tensorlet.polymorphic_function.function_type import FunctionType, Parameter
 from tensorlet.graph import executor, passes
 from tensorlet.ops.registry import _wrap
-from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
+from tensorlet.tensor import EagerTensor, Tensor
 
 __all__ = ["ConcreteFunction"]
 
-
-class FunctionType:
-  """The signature of a trace: parameter name -> trace type, and the output type."""
-
-  def __init__(self, params, output):
-    self.params = params       # list of (name, kind, key)
-    self.output = output
-
-  def __str__(self):
-    ins = ", ".join(f"{n}: {trace_type.describe(k)}" for n, _, k in self.params)
-    return f"({ins}) -> {self.output}"
-
-  __repr__ = __str__
+_POSITIONAL = inspect.Parameter.POSITIONAL_ONLY
 
 
 def _output_text(structured):
   def one(x):
+    if isinstance(x, CompositeTensor):
+      return repr(x._type_spec)
     if isinstance(x, Tensor):
       return f"TensorSpec(shape={x.shape}, dtype=tf.{x.dtype.name}, name=None)"
     return repr(x)
@@ -63,7 +57,8 @@ class ConcreteFunction:
     self._params = params              # [(name, kind, key)]
     self._arg_leaves = arg_leaves      # placeholder per tensor leaf, in call order
     self._python_function = python_function
-    self.function_type = FunctionType(params, _output_text(func_graph.structured_outputs))
+    self.function_type = FunctionType.from_trace(
+        params, _output_text(func_graph.structured_outputs), name)
     self._run = None
     self._out_ids = None
 
@@ -119,7 +114,7 @@ class ConcreteFunction:
   def pretty_printed_signature(self, verbose=True):
     lines = ["Input Parameters:"]
     for n, kind, k in self._params:
-      lines.append(f"  {n} ({kind}): {trace_type.describe(k)}")
+      lines.append(f"  {n} ({kind}): {k.describe()}")
     lines.append("Output Type:")
     lines.append(f"  {self.function_type.output}")
     lines.append("Captures:")
@@ -146,60 +141,8 @@ class ConcreteFunction:
     return self._call_flat(leaves)
 
   def _bind(self, args, kwargs):
-    names = [n for n, _, _ in self._params]
-    values = list(args)
-    if len(values) > len(names):
-      raise TypeError(f"{self._name}() takes {len(names)} arguments but {len(values)} were "
-                      f"given")
-    for n, _, k in self._params[len(values):]:
-      if n in kwargs:
-        values.append(kwargs.pop(n))
-      elif k[0] == "L":  # Python arguments are fixed to their traced values
-        values.append(k[2])
-      else:
-        raise TypeError(f"{self._name}() missing required argument: '{n}'")
-    if kwargs:
-      raise TypeError(f"{self._name}() got unexpected keyword arguments: "
-                      f"{', '.join(kwargs)}.")
-    leaves = []
-    for (n, _, k), v in zip(self._params, values):
-      self._collect(n, k, v, leaves)
-    return leaves
-
-  def _collect(self, name, key, v, leaves):
-    kind = key[0]
-    if kind == "T":
-      ph = self._arg_leaves[len(leaves)]
-      t = v if isinstance(v, Tensor) else convert_to_tensor(v, ph.dtype) \
-          if not hasattr(v, "_as_tensor") else v._as_tensor()
-      if t.dtype is not ph.dtype:
-        raise InvalidArgumentError(
-            None, None, f"cannot compute __inference_{self._name} as input #{len(leaves)}"
-            f"(zero-based) was expected to be a {ph.dtype.name} tensor but is a "
-            f"{t.dtype.name} tensor [Op:__inference_{self._name}]")
-      if not ph.shape.is_compatible_with(t.shape):
-        raise InvalidArgumentError(
-            None, None, f"cannot compute __inference_{self._name}: input #{len(leaves)} "
-            f"('{name}') has shape {t.shape}, which does not fit the traced shape {ph.shape} "
-            f"[Op:__inference_{self._name}]")
-      leaves.append(t)
-    elif kind == "S":
-      if not isinstance(v, (list, tuple)) or len(v) != len(key[2]):
-        raise TypeError(f"Binding inputs to tf.function failed: '{name}' should be "
-                        f"{trace_type.describe(key)}, got {v!r}")
-      for i, (kk, e) in enumerate(zip(key[2], v)):
-        self._collect(f"{name}[{i}]", kk, e, leaves)
-    elif kind == "D":
-      for kk, sub in key[2]:
-        self._collect(f"{name}[{kk!r}]", sub, v[kk], leaves)
-    else:
-      got = trace_type.key_of(v)
-      if kind == "C" and hasattr(key[1], "to_tensors") and trace_type.is_subtype(got, key):
-        leaves.extend(key[1].to_tensors(v))
-      elif got != key:
-        raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast {v!r} to "
-                        f"{trace_type.describe(key)}`. Received value {v!r} for argument "
-                        f"'{name}' with signature: {self.function_type}.")
+    ft = self.function_type
+    return ft.cast(ft.bind(args, kwargs))
 
   def _call_flat(self, tensors):
     if ctx.tapes or ctx.graph is not None:
@@ -219,7 +162,7 @@ class ConcreteFunction:
     outs = list(self.graph.output_template)
     for pos, t in zip(self.graph.output_positions, flat):
       outs[pos] = t
-    return nest.pack_sequence_as(self.graph.structured_outputs, outs)
+    return nest.pack_sequence_as(self.graph.structured_outputs, outs, expand_composites=True)
 
   # ------------------------------------------------------------ execution
   def _lowered(self):
@@ -260,20 +203,13 @@ class _InferenceFunction:
 
   def __init__(self, cf):
     self._cf = cf
+    self.function_type = FunctionType(
+        [Parameter(f"arg{i}", _POSITIONAL, type=trace_type.from_value(ph))
+         for i, ph in enumerate(cf._arg_leaves)], name=f"{cf._name}.inference_fn")
 
   def __call__(self, *tensors):
-    cf = self._cf
-    if len(tensors) != len(cf._arg_leaves):
-      raise TypeError(f"{cf._name}.inference_fn takes {len(cf._arg_leaves)} tensors, got "
-                      f"{len(tensors)}")
-    leaves = []
-    for ph, t in zip(cf._arg_leaves, tensors):
-      t = t if isinstance(t, Tensor) else convert_to_tensor(t, ph.dtype)
-      if t.dtype is not ph.dtype or not ph.shape.is_compatible_with(t.shape):
-        raise InvalidArgumentError(None, None, f"{cf._name}.inference_fn: input #{len(leaves)}"
-                                   f" should be {ph.dtype.name}{ph.shape}, got "
-                                   f"{t.dtype.name}{t.shape}")
-      leaves.append(t)
+    cf, ft = self._cf, self.function_type
+    leaves = ft.cast(ft.bind(tensors, {}), cf._name)
     run = cf._run or cf._compile()
     return cf._pack([_wrap(r) for r in run(*[t._value for t in leaves])])
 

@@ -9,6 +9,8 @@ from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
 from tensorlet.errors import NotFoundError
 from tensorlet.graph.graph import FuncGraph, Operation, SymbolicTensor, _propagate_constant
+from tensorlet.polymorphic_function import trace_type as tt
+from tensorlet.saved_model.encode import COMPOSITE_SPECS
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor
 
@@ -143,7 +145,7 @@ class Decoder:
     fg.outputs = [self._tensor(ops, r) for r in data["outputs"]]
     structured = self.structure(data["structured_outputs"], fg.outputs)
     fg.structured_outputs = structured
-    fg.output_template = nest.flatten(structured)
+    fg.output_template = nest.flatten(structured, expand_composites=True)
     fg.output_positions = [i for i, x in enumerate(fg.output_template)
                            if any(x is t for t in fg.outputs)]
     return fg
@@ -189,6 +191,8 @@ class Decoder:
         return _namedtuple(x["name"], x["fields"])(*[dec(e) for e in x["v"]])
       if isinstance(x, dict) and x.get("$") == "dict":
         return dict(zip([self.value(k) for k in x["k"]], [dec(e) for e in x["v"]]))
+      if isinstance(x, dict) and x.get("$") == "composite":
+        return self.key(x["spec"])._from_components([dec(e) for e in x["v"]])
       return self.value(x)
     return dec(s)
 
@@ -196,19 +200,20 @@ class Decoder:
   def key(self, k):
     need(isinstance(k, dict), f"bad argument type {k!r}")
     if "T" in k:
-      d = dtype_of(k["T"])
       s = shape_of(k["shape"])
-      return ("T", d._enum, None if s.rank is None else tuple(s.as_list()))
+      return tt.TensorType(dtype_of(k["T"]), None if s.rank is None else tuple(s.as_list()))
     if "L" in k:
-      v = self.value(k["L"])
-      return ("L", type(v).__name__, v)
+      return tt.LiteralType(self.value(k["L"]))
+    if "C" in k:
+      need(k["C"] in COMPOSITE_SPECS, f"unknown composite type {k['C']!r}")
+      return COMPOSITE_SPECS[k["C"]]()(*[self.value(f) for f in k["v"]])
     if "S" in k:
       subs = tuple(self.key(e) for e in k["v"])
       kinds = {"list": list, "tuple": tuple}
-      t = kinds.get(k["S"]) or _namedtuple(k["name"], k["fields"])
-      return ("S", t, subs)
+      return tt.SequenceType(kinds.get(k["S"]) or _namedtuple(k["name"], k["fields"]), subs)
     if "D" in k:
-      return ("D", dict, tuple((self.value(kk), self.key(sub)) for kk, sub in k["D"]))
+      items = [(self.value(kk), self.key(sub)) for kk, sub in k["D"]]
+      return tt.MappingType(dict, tuple(kk for kk, _ in items), tuple(s for _, s in items))
     raise Malformed(f"bad argument type {k!r}")
 
 

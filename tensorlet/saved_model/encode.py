@@ -10,8 +10,25 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.graph.graph import FuncGraph, SymbolicTensor
+from tensorlet.composite_tensor import CompositeTensor, TypeSpec
+from tensorlet.polymorphic_function import trace_type as tt
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor
+
+
+def _ragged_spec():
+  from tensorlet.ragged import RaggedTensorSpec
+  return RaggedTensorSpec
+
+
+def _sparse_spec():
+  from tensorlet.sparse import SparseTensorSpec
+  return SparseTensorSpec
+
+
+# Composite specs a saved function may take or return, by class name (the loader
+# rebuilds them from their constructor fields; nothing else is looked up by name).
+COMPOSITE_SPECS = {"RaggedTensorSpec": _ragged_spec, "SparseTensorSpec": _sparse_spec}
 
 __all__ = ["Encoder", "source_of"]
 
@@ -164,6 +181,9 @@ class Encoder:
         if i is None:
           self.problem(where, f"{x!r} is not one of the function's outputs")
         return {"$": "out", "i": i}
+      if isinstance(x, CompositeTensor):
+        return {"$": "composite", "spec": self.key(x._type_spec, where),
+                "v": [enc(c) for c in x._to_components()]}
       if isinstance(x, tuple) and hasattr(x, "_fields"):
         return {"$": "namedtuple", "name": type(x).__name__, "fields": list(x._fields),
                 "v": [enc(e) for e in x]}
@@ -177,20 +197,23 @@ class Encoder:
 
   # -------------------------------------------------------- trace types
   def key(self, k, where):
-    """A tf.function trace-type key (function/trace_type.py) as data."""
-    kind = k[0]
-    if kind == "T":
-      d = next(x for x in _dt.ALL if x._enum == k[1])
-      return {"T": d.name, "shape": None if k[2] is None else list(k[2])}
-    if kind == "L":
-      return {"L": self.value(k[2], where)}
-    if kind == "S":
-      subs = [self.key(e, where) for e in k[2]]
-      if k[1] in (list, tuple):
-        return {"S": k[1].__name__, "v": subs}
-      return {"S": "namedtuple", "name": k[1].__name__, "fields": list(k[1]._fields), "v": subs}
-    if kind == "D" and k[1] is dict:
-      return {"D": [[self.value(kk, where), self.key(sub, where)] for kk, sub in k[2]]}
+    """A tf.function trace type (polymorphic_function/trace_type.py) or a composite's
+    spec (by class name and constructor fields) as data."""
+    if isinstance(k, tt.TensorType):
+      return {"T": k.dtype.name, "shape": None if k.shape is None else list(k.shape)}
+    if isinstance(k, tt.LiteralType):
+      return {"L": self.value(k.value, where)}
+    if isinstance(k, tt.SequenceType):
+      subs = [self.key(e, where) for e in k.components]
+      if k.container in (list, tuple):
+        return {"S": k.container.__name__, "v": subs}
+      return {"S": "namedtuple", "name": k.container.__name__,
+              "fields": list(k.container._fields), "v": subs}
+    if isinstance(k, TypeSpec) and type(k).__name__ in COMPOSITE_SPECS:
+      return {"C": type(k).__name__, "v": [self.value(f, where) for f in k._fields()]}
+    if isinstance(k, tt.MappingType) and k.container is dict:
+      return {"D": [[self.value(kk, where), self.key(sub, where)]
+                    for kk, sub in zip(k.keys, k.components)]}
     self.problem(where, "an argument that is not a tensor, a Python literal or a list/tuple/"
                  "dict of them cannot be saved")
     return None

@@ -11,7 +11,6 @@ import os
 from tensorlet.context import ctx
 from tensorlet.errors import DataLossError, InvalidArgumentError, NotFoundError
 from tensorlet.polymorphic_function.concrete import ConcreteFunction
-from tensorlet.polymorphic_function.polymorphic import _spec_of
 from tensorlet.saved_model import layout
 from tensorlet.train import _atomic
 from tensorlet.saved_model.decode import Decoder, Malformed, need
@@ -113,7 +112,7 @@ def _restore(manifest, graphs, reader, constants, where, root_class):
   for k, data in graphs["concrete_functions"].items():
     fg = dec.graph(data["graph"], [])
     params = [(str(n), str(kind), dec.key(key)) for n, kind, key in data["params"]]
-    fg.structured_input_signature = (tuple(_spec_of(p[2]) for p in params), {})
+    fg.structured_input_signature = (tuple(p[2].input_spec() for p in params), {})
     concrete[k] = ConcreteFunction(fg, str(data["name"]), params, list(fg.inputs))
   functions = [RestoredFunction(str(f["name"]), [concrete[c] for c in f["concrete"]])
                for f in manifest["functions"]]

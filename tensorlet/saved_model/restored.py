@@ -63,9 +63,10 @@ class RestoredFunction:
       if len(args) > len(params) or set(kwargs) - {n for n, _, _ in params}:
         continue
       # NOTE: a Python argument left out keeps its traced value, as in a call.
-      keys = [trace_type.key_of(a) for a in args] + [
-          trace_type.key_of(kwargs[n]) if n in kwargs else k for n, _, k in params[len(args):]]
-      if all(trace_type.is_subtype(a, k) for a, (_, _, k) in zip(keys, params)):
+      keys = [trace_type.from_value(a) for a in args] + [
+          trace_type.from_value(kwargs[n]) if n in kwargs else k
+          for n, _, k in params[len(args):]]
+      if all(a.is_subtype_of(k) for a, (_, _, k) in zip(keys, params)):
         return cf
     raise ValueError(f"'{self.__name__}' has no saved trace for {_describe(args, kwargs)}; "
                      f"it was saved with:\n" + self._signatures())

@@ -9,6 +9,7 @@ import shutil
 from tensorlet.context import ctx
 from tensorlet.polymorphic_function.concrete import ConcreteFunction
 from tensorlet.polymorphic_function.polymorphic import Function
+from tensorlet.polymorphic_function.trace_type import TensorType
 from tensorlet.saved_model import layout
 from tensorlet.saved_model.encode import Encoder
 from tensorlet.variables import Variable
@@ -66,7 +67,7 @@ def signature_functions(obj, signatures, functions):
     if not isinstance(s, ConcreteFunction):
       raise ValueError(f"signatures[{name!r}] must be a tf.function or a ConcreteFunction, "
                        f"got {s!r}")
-    if any(k[0] != "T" for _, _, k in s._params):
+    if any(not isinstance(k, TensorType) for _, _, k in s._params):
       raise ValueError(f"The signature '{name}' must take tensors only; "
                        f"{s.name} has the parameters {s.function_type}")
     out[name] = s

@@ -1,0 +1,10 @@
+"""tf.ragged: ragged tensors (rows of different lengths) and their ops.
+
+Importing this package registers the ragged implementations of the dense
+public functions (tf.concat, tf.reduce_sum, tf.math.*, ...; ops/dispatch.py).
+"""
+from tensorlet.ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: F401
+from tensorlet.ragged import ragged_math  # noqa: F401 - registers elementwise ops, reductions
+from tensorlet.ragged.ragged_ops import (  # noqa: F401
+    boolean_mask, constant, map_flat_values, range, row_splits_to_segment_ids,
+    segment_ids_to_row_splits, stack)
