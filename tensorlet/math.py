@@ -38,3 +38,6 @@ def in_top_k(targets, predictions, k, name=None):
   greater_count = math_ops.reduce_sum(
       math_ops.cast(math_ops.greater(preds, array_ops.expand_dims(t, -1)), "int32"), axis=-1)
   return math_ops.less(greater_count, k)
+
+from tensorlet.ops import dispatch as _dispatch  # noqa: E402
+_dispatch.install(globals(), "math")

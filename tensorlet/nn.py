@@ -11,3 +11,6 @@ from tensorlet.ops.nn_ops import (  # noqa: F401
     scale_regularization_loss, selu, sigmoid_cross_entropy_with_logits, silu, softmax,
     softmax_cross_entropy_with_logits, softplus, softsign, sparse_softmax_cross_entropy_with_logits,
     swish, weighted_cross_entropy_with_logits, zero_fraction)
+
+from tensorlet.ops import dispatch as _dispatch  # noqa: E402
+_dispatch.install(globals(), "nn")

@@ -23,7 +23,8 @@ _PKG_DIR = __file__.rsplit("/graph/", 1)[0]
 class SymbolicTensor(Tensor):
   """An output of an Operation in a graph: static (maybe partial) shape and dtype."""
 
-  __slots__ = ("op", "value_index", "_dtype", "_shape", "_const", "_variable", "__weakref__")
+  __slots__ = ("op", "value_index", "_dtype", "_shape", "_const", "_variable", "_keras_mask",
+               "__weakref__")
 
   def __init__(self, op, value_index, shape, dtype):
     self.op = op

@@ -4,6 +4,11 @@ from tensorlet.keras.engine.input_layer import Input, InputLayer
 from tensorlet.keras.layers.convolutional import Conv2D
 from tensorlet.keras.layers.core import Activation, Dense, Dropout, Embedding, Flatten, Reshape
 from tensorlet.keras.layers.normalization import BatchNormalization
+from tensorlet.keras.layers.merging import (Add, Average, Concatenate, Dot, Maximum,  # noqa: F401
+                                            Minimum, Multiply, Subtract, add, average,
+                                            concatenate, dot, maximum, minimum, multiply,
+                                            subtract)
+from tensorlet.keras.layers.tf_op_layer import SlicingOpLambda, TFOpLambda  # noqa: F401
 from tensorlet.keras.layers.pooling import (AveragePooling2D, AvgPool2D, GlobalAveragePooling2D,
                                             GlobalAvgPool2D, GlobalMaxPool2D,
                                             GlobalMaxPooling2D, MaxPool2D, MaxPooling2D)
