@@ -8,6 +8,9 @@ from tensorlet.keras.layers.merging import (Add, Average, Concatenate, Dot, Maxi
                                             Minimum, Multiply, Subtract, add, average,
                                             concatenate, dot, maximum, minimum, multiply,
                                             subtract)
+from tensorlet.keras.layers.activation import (ELU, LeakyReLU, PReLU, ReLU,  # noqa: F401
+                                               Softmax, ThresholdedReLU)
+from tensorlet.keras.layers.lambda_layer import Lambda  # noqa: F401
 from tensorlet.keras.layers.tf_op_layer import SlicingOpLambda, TFOpLambda  # noqa: F401
 from tensorlet.keras.layers.pooling import (AveragePooling2D, AvgPool2D, GlobalAveragePooling2D,
                                             GlobalAvgPool2D, GlobalMaxPool2D,
