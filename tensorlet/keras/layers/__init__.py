@@ -14,6 +14,11 @@ from tensorlet.keras.layers.reshaping import (Cropping1D, Cropping2D, Permute,  
                                               RepeatVector, UpSampling1D, UpSampling2D,
                                               ZeroPadding1D, ZeroPadding2D)
 from tensorlet.keras.layers.masking import Masking  # noqa: F401
+from tensorlet.keras.layers.layer_normalization import (GroupNormalization,  # noqa: F401
+                                                        LayerNormalization, UnitNormalization)
+from tensorlet.keras.layers.regularization import (ActivityRegularization,  # noqa: F401
+                                                   AlphaDropout, GaussianDropout, GaussianNoise,
+                                                   SpatialDropout1D, SpatialDropout2D)
 from tensorlet.keras.layers.pooling import (AveragePooling1D, AvgPool1D,  # noqa: F401
                                             GlobalAveragePooling1D, GlobalAvgPool1D,
                                             GlobalMaxPool1D, GlobalMaxPooling1D, MaxPool1D,
