@@ -70,6 +70,8 @@ def test_model_to_dot_and_plot_model_dot_svg(tmp_path):
   assert svg.startswith("<svg") and svg.count("<rect") == 9 and "Concatenate" in svg
   with pytest.raises(ValueError, match="rankdir"):
     tf.keras.utils.model_to_dot(model, rankdir="XY")
+  with pytest.raises(NotImplementedError, match="expand_nested"):
+    tf.keras.utils.plot_model(model, str(tmp_path / "n.svg"), expand_nested=True)
   with pytest.raises(ValueError, match=".png, .svg"):
     tf.keras.utils.plot_model(model, str(tmp_path / "m.jpg"))
   seq = tf.keras.Sequential([L.Dense(2, input_shape=(3,)), L.Dense(1)])

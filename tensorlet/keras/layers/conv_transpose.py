@@ -1,11 +1,12 @@
 """Transposed convolutions: Conv2DTranspose and Conv1DTranspose (the gradient of a
-convolution with respect to its input, as a layer; 1-D runs as 2-D of height 1)."""
+convolution with respect to its input, as a layer)."""
 import numpy as np
 
 from tensorlet.keras.engine.base_layer import InputSpec
 from tensorlet.keras.layers import _util
 from tensorlet.keras.layers.convolutional import _Conv, to_channels_last
 from tensorlet.ops import array_ops as _a
+from tensorlet.ops import conv_extra_ops
 from tensorlet.ops import conv_ops as _c
 from tensorlet.tensor import convert_to_tensor
 from tensorlet.tensor_shape import TensorShape
@@ -76,19 +77,13 @@ class _ConvTranspose(_Conv):
       raise ValueError(f"{type(self).__name__} needs static spatial input dimensions. "
                        f"Received input shape {inputs.shape}.")
     out_space = self._spatial_out(space)
-    kernel, strides, dil = self.kernel, list(self.strides), list(self.dilation_rate)
-    if rank == 1:
-      x = _a.expand_dims(x, 1)
-      kernel = _a.expand_dims(kernel, 0)
-      out_space, strides, dil = [1] + out_space, [1] + strides, [1] + dil
     shape = _a.concat([_a.shape(x)[:1], convert_to_tensor(
         np.array(out_space + [self.filters], np.int32))], 0)
-    out = _c.conv2d_transpose(x, kernel, shape, strides, padding=self.padding.upper(),
-                              dilations=dil)
+    conv = conv_extra_ops.conv1d_transpose if rank == 1 else _c.conv2d_transpose
+    out = conv(x, self.kernel, shape, list(self.strides), padding=self.padding.upper(),
+               dilations=list(self.dilation_rate))
     # The output shape is a tensor (dynamic batch): give the graph its static part.
     out.set_shape(TensorShape([x.shape[0]] + out_space + [self.filters]))
-    if rank == 1:
-      out = _a.squeeze(out, [1])
     return self._finish(out)
 
   def get_config(self):

@@ -2,13 +2,13 @@
 
 Every rank computes channels_last (channels_first inputs are transposed in
 and out). 1-D and 2-D use the Conv2D op; 3-D is a sum over the depth taps of
-2-D convolutions (one Conv2D per tap on the depth slices folded into the
-batch), so it needs no kernel of its own and inherits every gradient.
+2-D convolutions (tf.nn.conv3d in ops/conv_extra_ops.py).
 """
 from tensorlet.keras.engine.base_layer import InputSpec, Layer
 from tensorlet.keras.layers import _util
 from tensorlet.keras.layers.core import kernel_bias_config, set_kernel_bias_options
 from tensorlet.ops import array_ops as _a
+from tensorlet.ops import conv_extra_ops
 from tensorlet.ops import conv_ops as _c
 from tensorlet.ops import nn_ops as _nn
 from tensorlet.tensor_shape import TensorShape
@@ -34,14 +34,6 @@ def to_channels_first(x, rank):
   return _a.transpose(x, [0, rank + 1] + list(range(1, rank + 1)))
 
 
-def same_pads(n, k, stride, dilation):
-  """(before, after) zero padding of TF's SAME along an axis of static size n."""
-  k = (k - 1) * dilation + 1
-  out = (n + stride - 1) // stride
-  total = max((out - 1) * stride + k - n, 0)
-  return total // 2, total - total // 2
-
-
 def spatial_conv(x, kernel, rank, strides, padding, dilation):
   """channels_last N-D convolution (rank 1, 2, 3) with padding 'valid' or 'same'."""
   if rank == 1:
@@ -49,32 +41,8 @@ def spatial_conv(x, kernel, rank, strides, padding, dilation):
   if rank == 2:
     return _c.conv2d(x, kernel, strides=strides, padding=padding.upper(),
                      dilations=dilation)
-  return _conv3d(x, kernel, strides, padding, dilation)
-
-
-def _conv3d(x, kernel, strides, padding, dilation):
-  dims = x.shape.as_list()
-  kd = kernel.shape[0]
-  sd, dd = strides[0], dilation[0]
-  if padding == "same":
-    before, after = same_pads(dims[1], kd, sd, dd)
-    if before or after:
-      x = _a.pad(x, [[0, 0], [before, after], [0, 0], [0, 0], [0, 0]])
-    padding = "same"
-  depth = x.shape[1]
-  od = conv_output_length(depth, kd, "valid", sd, dd)
-  if od <= 0:
-    raise ValueError(f"Conv3D: the depth {dims[1]} is smaller than the dilated kernel depth.")
-  h, w, c = dims[2], dims[3], dims[4]
-  out = None
-  for k in range(kd):
-    start = k * dd
-    sl = x[:, start:start + (od - 1) * sd + 1:sd]
-    y = _c.conv2d(_a.reshape(sl, [-1, h, w, c]), kernel[k], strides=list(strides[1:]),
-                  padding=padding.upper(), dilations=list(dilation[1:]))
-    out = y if out is None else out + y
-  oh, ow, f = out.shape.as_list()[1:]
-  return _a.reshape(out, [-1, od, oh, ow, f])
+  return conv_extra_ops.conv3d(x, kernel, list(strides), padding.upper(),
+                               dilations=list(dilation))
 
 
 class _Conv(Layer):

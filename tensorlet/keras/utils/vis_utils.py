@@ -116,6 +116,9 @@ def model_to_dot(model, show_shapes=False, show_dtype=False, show_layer_names=Tr
                  show_layer_activations=False, show_trainable=False):
   """The model's layer graph as Graphviz DOT text (Keras returns a pydot graph; tensorlet
   has no pydot dependency and returns the DOT source)."""
+  if expand_nested:
+    raise NotImplementedError("model_to_dot/plot_model(expand_nested=True) is not implemented "
+                              "in tensorlet: nested models are drawn as one box.")
   if rankdir not in ("TB", "LR"):
     raise ValueError(f"rankdir must be 'TB' or 'LR'. Received: {rankdir}")
   g = _layer_graph(model, show_shapes, show_dtype, show_layer_names, show_layer_activations,
@@ -133,6 +136,9 @@ def plot_model(model, to_file="model.png", show_shapes=False, show_dtype=False,
   if not model.built:
     raise ValueError("This model has not yet been built. Build the model first by calling "
                      "`build()` or by calling the model on a batch of data.")
+  if expand_nested:
+    raise NotImplementedError("plot_model(expand_nested=True) is not implemented in "
+                              "tensorlet: nested models are drawn as one box.")
   to_file = os.fspath(to_file)
   ext = os.path.splitext(to_file)[1].lower()
   g = _layer_graph(model, show_shapes, show_dtype, show_layer_names, show_layer_activations,
