@@ -14,6 +14,11 @@ from tensorlet.keras.layers.reshaping import (Cropping1D, Cropping2D, Permute,  
                                               RepeatVector, UpSampling1D, UpSampling2D,
                                               ZeroPadding1D, ZeroPadding2D)
 from tensorlet.keras.layers.masking import Masking  # noqa: F401
+from tensorlet.keras.layers.reshaping import Cropping3D, UpSampling3D, ZeroPadding3D  # noqa: F401
+from tensorlet.keras.layers.pooling import (AveragePooling3D, AvgPool3D,  # noqa: F401
+                                            GlobalAveragePooling3D, GlobalAvgPool3D,
+                                            GlobalMaxPool3D, GlobalMaxPooling3D, MaxPool3D,
+                                            MaxPooling3D)
 from tensorlet.keras.layers.layer_normalization import (GroupNormalization,  # noqa: F401
                                                         LayerNormalization, UnitNormalization)
 from tensorlet.keras.layers.regularization import (ActivityRegularization,  # noqa: F401

@@ -1,4 +1,5 @@
-"""Shape layers: UpSampling1D/2D, ZeroPadding1D/2D, Cropping1D/2D, RepeatVector, Permute."""
+"""Shape layers: UpSampling1D/2D/3D, ZeroPadding1D/2D/3D, Cropping1D/2D/3D, RepeatVector,
+Permute."""
 import numpy as np
 
 from tensorlet.keras.engine.base_layer import InputSpec, Layer
@@ -8,7 +9,7 @@ from tensorlet.tensor import convert_to_tensor
 from tensorlet.tensor_shape import TensorShape
 
 __all__ = ["UpSampling1D", "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D", "Cropping1D",
-           "Cropping2D", "RepeatVector", "Permute"]
+           "Cropping2D", "RepeatVector", "Permute", "UpSampling3D", "ZeroPadding3D", "Cropping3D"]
 
 _INTERPOLATIONS = ("area", "bicubic", "bilinear", "gaussian", "lanczos3", "lanczos5",
                    "mitchellcubic", "nearest")
@@ -115,6 +116,58 @@ def _pairs(value, n, name):
   return tuple(out)
 
 
+def _spatial_axes(data_format, n):
+  return tuple(range(2, n + 2)) if data_format == "channels_first" else tuple(range(1, n + 1))
+
+
+class _SpatialPadding(Layer):
+  """Zero padding of the spatial axes by `self.padding` ((before, after) per axis)."""
+
+  def call(self, inputs):
+    pads = [[0, 0]] * inputs.shape.rank
+    for axis, p in zip(_spatial_axes(self.data_format, len(self.padding)), self.padding):
+      pads[axis] = list(p)
+    return _a.pad(inputs, pads)
+
+  def compute_output_shape(self, input_shape):
+    d = TensorShape(input_shape).as_list()
+    for axis, p in zip(_spatial_axes(self.data_format, len(self.padding)), self.padding):
+      d[axis] = None if d[axis] is None else d[axis] + sum(p)
+    return TensorShape(d)
+
+  def get_config(self):
+    config = super().get_config()
+    config.update({"padding": self.padding, "data_format": self.data_format})
+    return config
+
+
+class _SpatialCropping(Layer):
+  """Removes `self.cropping` ((before, after) per axis) cells from the spatial axes."""
+
+  def call(self, inputs):
+    key = [slice(None)] * inputs.shape.rank
+    for axis, (a, b) in zip(_spatial_axes(self.data_format, len(self.cropping)),
+                            self.cropping):
+      n = inputs.shape[axis]
+      if n is not None and a + b >= n:
+        raise ValueError(f"Argument `cropping` must be smaller than the input shape. "
+                         f"Received: inputs.shape={inputs.shape}, and cropping="
+                         f"{self.cropping}")
+      key[axis] = slice(a, -b if b else None)
+    return inputs[tuple(key)]
+
+  def compute_output_shape(self, input_shape):
+    d = TensorShape(input_shape).as_list()
+    for axis, p in zip(_spatial_axes(self.data_format, len(self.cropping)), self.cropping):
+      d[axis] = None if d[axis] is None else d[axis] - sum(p)
+    return TensorShape(d)
+
+  def get_config(self):
+    config = super().get_config()
+    config.update({"cropping": self.cropping, "data_format": self.data_format})
+    return config
+
+
 class ZeroPadding1D(Layer):
   """Adds `padding` zero steps before and after: an int or a (before, after) pair."""
 
@@ -137,7 +190,7 @@ class ZeroPadding1D(Layer):
     return config
 
 
-class ZeroPadding2D(Layer):
+class ZeroPadding2D(_SpatialPadding):
   """Adds zero rows and columns: an int, (rows, cols) or ((top, bottom), (left, right))."""
 
   def __init__(self, padding=(1, 1), data_format=None, **kwargs):
@@ -153,24 +206,6 @@ class ZeroPadding2D(Layer):
                        f"of 2 ints ((top_pad, bottom_pad), (left_pad, right_pad)). Received: "
                        f"padding={padding}.")
     self.input_spec = InputSpec(ndim=4)
-
-  def call(self, inputs):
-    pads = [[0, 0], list(self.padding[0]), list(self.padding[1]), [0, 0]]
-    if self.data_format == "channels_first":
-      pads = [[0, 0], [0, 0], list(self.padding[0]), list(self.padding[1])]
-    return _a.pad(inputs, pads)
-
-  def compute_output_shape(self, input_shape):
-    d = TensorShape(input_shape).as_list()
-    axes = (2, 3) if self.data_format == "channels_first" else (1, 2)
-    for axis, p in zip(axes, self.padding):
-      d[axis] = None if d[axis] is None else d[axis] + sum(p)
-    return TensorShape(d)
-
-  def get_config(self):
-    config = super().get_config()
-    config.update({"padding": self.padding, "data_format": self.data_format})
-    return config
 
 
 class Cropping1D(Layer):
@@ -201,7 +236,7 @@ class Cropping1D(Layer):
     return config
 
 
-class Cropping2D(Layer):
+class Cropping2D(_SpatialCropping):
   """Removes rows and columns: an int, (rows, cols) or ((top, bottom), (left, right))."""
 
   def __init__(self, cropping=((0, 0), (0, 0)), data_format=None, **kwargs):
@@ -217,30 +252,6 @@ class Cropping2D(Layer):
                        f"of 2 ints ((top_crop, bottom_crop), (left_crop, right_crop)). "
                        f"Received: cropping={cropping}.")
     self.input_spec = InputSpec(ndim=4)
-
-  def call(self, inputs):
-    axes = (2, 3) if self.data_format == "channels_first" else (1, 2)
-    key = [slice(None)] * 4
-    for axis, (a, b) in zip(axes, self.cropping):
-      n = inputs.shape[axis]
-      if n is not None and a + b >= n:
-        raise ValueError(f"Argument `cropping` must be smaller than the input shape. "
-                         f"Received: inputs.shape={inputs.shape}, and cropping="
-                         f"{self.cropping}")
-      key[axis] = slice(a, -b if b else None)
-    return inputs[tuple(key)]
-
-  def compute_output_shape(self, input_shape):
-    d = TensorShape(input_shape).as_list()
-    axes = (2, 3) if self.data_format == "channels_first" else (1, 2)
-    for axis, p in zip(axes, self.cropping):
-      d[axis] = None if d[axis] is None else d[axis] - sum(p)
-    return TensorShape(d)
-
-  def get_config(self):
-    config = super().get_config()
-    config.update({"cropping": self.cropping, "data_format": self.data_format})
-    return config
 
 
 class RepeatVector(Layer):
@@ -289,3 +300,61 @@ class Permute(Layer):
     config = super().get_config()
     config["dims"] = self.dims
     return config
+
+
+class UpSampling3D(Layer):
+  """Repeats depth, rows and columns by `size`."""
+
+  def __init__(self, size=(2, 2, 2), data_format=None, **kwargs):
+    super().__init__(**kwargs)
+    self.data_format = _util.normalize_data_format(data_format)
+    self.size = _util.normalize_tuple(size, 3, "size")
+    self.input_spec = InputSpec(ndim=5)
+
+  def call(self, inputs):
+    x = inputs
+    for axis, k in zip(_spatial_axes(self.data_format, 3), self.size):
+      x = _a.repeat(x, k, axis=axis)
+    return x
+
+  def compute_output_shape(self, input_shape):
+    d = TensorShape(input_shape).as_list()
+    for axis, k in zip(_spatial_axes(self.data_format, 3), self.size):
+      d[axis] = _mul(d[axis], k)
+    return TensorShape(d)
+
+  def get_config(self):
+    config = super().get_config()
+    config.update({"size": self.size, "data_format": self.data_format})
+    return config
+
+
+def _pairs3(value, name):
+  if isinstance(value, int):
+    return ((value, value),) * 3
+  if isinstance(value, (list, tuple)) and len(value) == 3:
+    return _pairs(value, 3, name)
+  raise ValueError(f"`{name}` should be either an int, a tuple of 3 ints (symmetric_dim1, "
+                   f"symmetric_dim2, symmetric_dim3), or a tuple of 3 tuples of 2 ints "
+                   f"((left_dim1, right_dim1), (left_dim2, right_dim2), (left_dim3, "
+                   f"right_dim3)). Received: {name}={value}.")
+
+
+class ZeroPadding3D(_SpatialPadding):
+  """Adds zeros around the three spatial axes."""
+
+  def __init__(self, padding=(1, 1, 1), data_format=None, **kwargs):
+    super().__init__(**kwargs)
+    self.data_format = _util.normalize_data_format(data_format)
+    self.padding = _pairs3(padding, "padding")
+    self.input_spec = InputSpec(ndim=5)
+
+
+class Cropping3D(_SpatialCropping):
+  """Removes cells from both ends of the three spatial axes."""
+
+  def __init__(self, cropping=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
+    super().__init__(**kwargs)
+    self.data_format = _util.normalize_data_format(data_format)
+    self.cropping = _pairs3(cropping, "cropping")
+    self.input_spec = InputSpec(ndim=5)

@@ -35,6 +35,27 @@ def _pool1d(x, k, s, padding, fn):
   return np.stack(rows, 1)
 
 
+def _pool3d(x, k, s, padding, fn):
+  """Naive NumPy 3-D pooling over real cells only (TF's SAME)."""
+  outs, los = [], []
+  for n, kk, ss in zip(x.shape[1:4], k, s):
+    if padding == "same":
+      o = -(-n // ss)
+      los.append(max((o - 1) * ss + kk - n, 0) // 2)
+    else:
+      o, _ = (n - kk) // ss + 1, los.append(0)
+    outs.append(o)
+  y = np.zeros((x.shape[0],) + tuple(outs) + (x.shape[4],))
+  for i in range(outs[0]):
+    for j in range(outs[1]):
+      for m in range(outs[2]):
+        sl = []
+        for p, n, kk, ss, lo in zip((i, j, m), x.shape[1:4], k, s, los):
+          sl.append(slice(max(p * ss - lo, 0), min(p * ss - lo + kk, n)))
+        y[:, i, j, m] = fn(x[:, sl[0], sl[1], sl[2]], axis=(1, 2, 3))
+  return y
+
+
 _CASES = [
     (L.UpSampling1D, dict(size=3), (2, 4, 3), lambda x: np.repeat(x, 3, 1)),
     (L.UpSampling2D, dict(size=(2, 3)), (2, 3, 4, 2),
@@ -66,6 +87,21 @@ _CASES = [
     (L.GlobalAveragePooling2D, dict(keepdims=True), (2, 4, 5, 3),
      lambda x: x.mean((1, 2), keepdims=True)),
     (L.Masking, dict(mask_value=0.5), (2, 4, 3), lambda x: x),
+    (L.MaxPooling3D, dict(pool_size=2), (2, 5, 4, 5, 3),
+     lambda x: _pool3d(x, (2, 2, 2), (2, 2, 2), "valid", np.max)),
+    (L.MaxPooling3D, dict(pool_size=(3, 2, 2), strides=(2, 1, 2), padding="same"),
+     (1, 5, 4, 5, 2), lambda x: _pool3d(x, (3, 2, 2), (2, 1, 2), "same", np.max)),
+    (L.AveragePooling3D, dict(pool_size=(3, 2, 2), strides=(2, 1, 2), padding="same"),
+     (1, 5, 4, 5, 2), lambda x: _pool3d(x, (3, 2, 2), (2, 1, 2), "same", np.mean)),
+    (L.GlobalMaxPooling3D, dict(), (2, 3, 4, 5, 2), lambda x: x.max((1, 2, 3))),
+    (L.GlobalAveragePooling3D, dict(keepdims=True, data_format="channels_first"),
+     (2, 3, 4, 5, 2), lambda x: x.mean((2, 3, 4), keepdims=True)),
+    (L.UpSampling3D, dict(size=(2, 1, 3)), (2, 2, 3, 2, 2),
+     lambda x: np.repeat(np.repeat(x, 2, 1), 3, 3)),
+    (L.ZeroPadding3D, dict(padding=((1, 0), 2, (0, 1))), (2, 2, 3, 2, 2),
+     lambda x: np.pad(x, [(0, 0), (1, 0), (2, 2), (0, 1), (0, 0)])),
+    (L.Cropping3D, dict(cropping=((1, 0), 1, (0, 1))), (2, 3, 4, 3, 2),
+     lambda x: x[:, 1:, 1:-1, :-1]),
 ]
 
 
@@ -124,6 +160,11 @@ def test_embedding_mask_zero_flows_through_a_functional_model():
     (lambda: L.Cropping1D((2, 2))(np.ones((1, 4, 1), np.float32)), ValueError,
      "must be smaller than the input length"),
     (lambda: L.Permute((1, 3)), ValueError, "Invalid permutation"),
+    (lambda: L.ZeroPadding3D(padding=(1, 2)), ValueError, "`padding` should be"),
+    (lambda: L.Cropping3D(1)(np.ones((1, 2, 4, 4, 1), np.float32)), ValueError,
+     "must be smaller"),
+    (lambda: L.MaxPooling3D(2)(np.ones((1, 4, 4, 1), np.float32)), ValueError,
+     "expected ndim=5"),
     (lambda: L.RepeatVector(2.5), TypeError, "integer"),
     (lambda: L.RepeatVector(2)(np.ones((1, 2, 3), np.float32)), ValueError, "expected ndim=2"),
     (lambda: L.MaxPooling1D(2)(np.ones((1, 2, 3, 4), np.float32)), ValueError,
