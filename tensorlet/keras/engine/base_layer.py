@@ -591,6 +591,7 @@ class Layer(Module):
     info = self._tl_sig
     if info is None:
       info = self._tl_sig = _call_info(self.call)
+    mask = kwargs.get("mask")  # explicit; the call may not take it, compute_mask does
     st = _state
     outer = st.training
     if info.training:
@@ -609,14 +610,10 @@ class Layer(Module):
       if "mask" in kwargs and not info.mask and not info.var_kw:
         del kwargs["mask"]
     # Keras masks ride on tensors (`_keras_mask`); none exist until a layer made one.
-    if _masks.seen:
-      mask = kwargs.get("mask")
-      if mask is None:
-        mask = _input_mask(args[0])
-        if mask is not None and info.mask:
-          kwargs["mask"] = mask
-    else:
-      mask = kwargs.get("mask")
+    if mask is None and _masks.seen:
+      mask = _input_mask(args[0])
+      if mask is not None and info.mask:
+        kwargs["mask"] = mask
     st.training = training
     if st.depth == 0 and _LOSSY:
       for layer in list(_LOSSY):

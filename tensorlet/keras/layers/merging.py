@@ -83,8 +83,10 @@ class _Merge(Layer):
     if not isinstance(inputs, (list, tuple)):
       raise ValueError(f"A merge layer should be called on a list of inputs. "
                        f"Received: inputs={inputs} (not a list of tensors)")
-    self._check_shapes([x.shape for x in inputs])
-    ranks = [x.shape.rank for x in inputs]
+    shapes = [x.shape for x in inputs]
+    if any(sh != shapes[0] for sh in shapes[1:]):
+      self._check_shapes(shapes)  # (equal shapes always merge; the common case skips this)
+    ranks = [sh.rank for sh in shapes]
     if None not in ranks and len(set(ranks)) > 1:
       # Lower-rank inputs get size-1 axes after the batch axis, as in Keras 2.
       top = max(ranks)

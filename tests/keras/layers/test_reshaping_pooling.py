@@ -173,3 +173,11 @@ def test_embedding_mask_zero_flows_through_a_functional_model():
 def test_shape_layer_errors(make, err, msg):
   with pytest.raises(err, match=msg):
     make()
+
+
+def test_explicit_mask_reaches_compute_mask_of_layers_without_a_mask_argument():
+  m = np.array([[True, False]])
+  y = L.Dense(2)(np.ones((1, 2, 3), np.float32), mask=m)
+  np.testing.assert_array_equal(np.asarray(y._keras_mask), m)
+  assert getattr(L.Flatten()(np.ones((1, 2, 3), np.float32), mask=m), "_keras_mask",
+                 None) is None
