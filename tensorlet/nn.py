@@ -4,7 +4,7 @@ from tensorlet.ops.array_ops import top_k  # noqa: F401
 from tensorlet.ops.conv_ops import (  # noqa: F401
     avg_pool, avg_pool1d, avg_pool2d, conv1d, conv2d, conv2d_transpose, convolution,
     depthwise_conv2d, max_pool, max_pool1d, max_pool2d, separable_conv2d)
-from tensorlet.ops.conv_extra_ops import conv1d_transpose, conv3d  # noqa: F401
+from tensorlet.ops.conv_extra_ops import conv1d_transpose, conv3d, conv3d_transpose  # noqa: F401
 from tensorlet.ops.math_ops import l2_normalize, sigmoid, tanh  # noqa: F401
 from tensorlet.ops.nn_ops import (  # noqa: F401
     batch_normalization, bias_add, compute_average_loss, crelu, dropout, elu, embedding_lookup,

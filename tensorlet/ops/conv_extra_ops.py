@@ -1,4 +1,4 @@
-"""tf.nn.conv3d and tf.nn.conv1d_transpose as compositions of the Conv2D ops.
+"""tf.nn.conv3d, conv3d_transpose and conv1d_transpose as compositions of the Conv2D ops.
 
 A 3-D convolution is a sum over the depth taps of 2-D convolutions: for each
 tap the strided depth slices are folded into the batch and convolved with
@@ -14,7 +14,7 @@ from tensorlet.ops import conv_ops as _c
 from tensorlet.ops import math_ops as _m
 from tensorlet.tensor import Tensor, convert_to_tensor
 
-__all__ = ["conv3d", "conv1d_transpose"]
+__all__ = ["conv3d", "conv1d_transpose", "conv3d_transpose"]
 
 
 def _seq(value, n, name, channels_first):
@@ -42,6 +42,15 @@ def _same_pads(n, k, stride, dilation):
   return total // 2, total - total // 2
 
 
+def _check_3d(input, filters, data_format, padding):  # noqa: A002
+  if data_format not in ("NDHWC", "NCDHW"):
+    raise ValueError(f"`data_format` must be 'NDHWC' or 'NCDHW'. Received: {data_format}")
+  if padding not in ("SAME", "VALID"):
+    raise ValueError(f"`padding` must be 'SAME' or 'VALID'. Received: padding={padding}")
+  x = convert_to_tensor(input)
+  return data_format == "NCDHW", x, convert_to_tensor(filters, dtype=x.dtype)
+
+
 def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None,  # noqa: A002
            name=None):
   """3-D convolution of NDHWC `input` with DHWIO `filters`.
@@ -54,13 +63,7 @@ def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None
   Raises:
     ValueError: for bad arguments or shapes that are not static where needed.
   """
-  if data_format not in ("NDHWC", "NCDHW"):
-    raise ValueError(f"`data_format` must be 'NDHWC' or 'NCDHW'. Received: {data_format}")
-  if padding not in ("SAME", "VALID"):
-    raise ValueError(f"`padding` must be 'SAME' or 'VALID'. Received: padding={padding}")
-  first = data_format == "NCDHW"
-  x = convert_to_tensor(input)
-  f = convert_to_tensor(filters, dtype=x.dtype)
+  first, x, f = _check_3d(input, filters, data_format, padding)
   if x.shape.rank != 5 or f.shape.rank != 5:
     raise ValueError(f"conv3d needs 5-D input and filters. Received: input.shape={x.shape}, "
                      f"filters.shape={f.shape}")
@@ -142,3 +145,56 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
                           [1, 1, s[0], 1], padding=padding, dilations=[1, d[0]])
   y = _a.squeeze(y, [1])
   return _a.transpose(y, [0, 2, 1]) if first else y
+
+
+def conv3d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
+                     data_format="NDHWC", dilations=None, name=None):
+  """The gradient of conv3d w.r.t. its input: `filters` is [d, h, w, out_channels,
+  in_channels], `output_shape` [batch, out_depth, out_height, out_width, out_channels].
+
+  Each depth tap is a 2-D transposed convolution of every input depth slice, placed at
+  depth `i * stride + tap * dilation` (less SAME's front padding) and summed. The depths
+  must be static.
+  """
+  first, x, f = _check_3d(input, filters, data_format, padding)
+  if x.shape.rank != 5 or f.shape.rank != 5 or not f.shape.is_fully_defined():
+    raise ValueError(f"conv3d_transpose needs 5-D input and a static 5-D filter. Received: "
+                     f"input.shape={x.shape}, filters.shape={f.shape}")
+  s = _seq(strides, 3, "strides", first)
+  d = _seq(dilations, 3, "dilations", first)
+  if first:
+    x = _a.transpose(x, [0, 2, 3, 4, 1])
+  out = output_shape if isinstance(output_shape, Tensor) else convert_to_tensor(
+      np.array([int(v) for v in output_shape], np.int32))
+  if first:
+    out = _a.gather(out, [0, 2, 3, 4, 1])
+  from tensorlet.ops.registry import constant_value
+  known = constant_value(out)
+  out_d = int(known[1]) if known is not None else None
+  depth = x.shape[1]
+  if depth is None or out_d is None:
+    raise ValueError("conv3d_transpose needs a static input depth and output depth.")
+  kd, oc = f.shape[0], f.shape[3]
+  span = (kd - 1) * d[0] + 1
+  before = 0 if padding == "VALID" else max((depth - 1) * s[0] + span - out_d, 0) // 2
+  dyn = _a.shape(x)
+  folded = _a.reshape(x, _a.concat([[-1], dyn[2:]], 0))
+  shape2d = _a.concat([_a.reshape(dyn[0] * depth, [1]), out[2:]], 0)
+  total = None
+  full = (depth - 1) * s[0] + 1
+  for k in range(kd):
+    y = _c.conv2d_transpose(folded, f[k], shape2d, s[1:], padding=padding, dilations=d[1:])
+    ys = _a.shape(y)
+    y = _a.reshape(y, _a.concat([dyn[:1], [depth], ys[1:]], 0))
+    if s[0] > 1:  # input depth i lands at i * stride: interleave zero slices
+      y = _a.expand_dims(y, 2)
+      y = _a.concat([y, _a.tile(_a.zeros_like(y), [1, 1, s[0] - 1, 1, 1, 1])], 2)
+      y = _a.reshape(y, _a.concat([dyn[:1], [depth * s[0]], ys[1:]], 0))[:, :full]
+    shift = k * d[0] - before
+    lo, hi = max(shift, 0), max(out_d - shift - full, 0)
+    y = _a.pad(y, [[0, 0], [lo, hi], [0, 0], [0, 0], [0, 0]])
+    start = max(-shift, 0)
+    y = y[:, start:start + out_d]
+    total = y if total is None else total + y
+  total.set_shape([x.shape[0], out_d, None, None, oc])
+  return _a.transpose(total, [0, 4, 1, 2, 3]) if first else total

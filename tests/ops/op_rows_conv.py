@@ -44,3 +44,24 @@ def _ref1t(strides, out_w, padding):
 for name, st, out_w, pad in [("same", 2, 10, "SAME"), ("valid", 3, 15, "VALID")]:
   case(f"nn.conv1d_transpose/{name}", lambda x, st=st, w=out_w, pad=pad: _c1t(x, st, w, pad),
        _ref1t(st, out_w, pad), args((2, 5, 2)), F32_64, rtol=1e-4, atol=1e-5)
+
+
+_K3T = np.random.RandomState(9).standard_normal((3, 2, 3, 4, 2))
+
+
+def _c3t(x, strides, out_space, padding, in_shape):
+  # conv3d_transpose needs static depths (its documented limit): traced rows with
+  # unknown dims restore them with a reshape (the batch too, for a constant output_shape).
+  x = tf.reshape(x, list(in_shape))
+  k = tf.constant(_K3T.astype(x.dtype.as_numpy_dtype))
+  return tf.nn.conv3d_transpose(x, k, [in_shape[0]] + out_space + [4], strides, padding)
+
+
+for name, st, out_space, pad, shape in [
+    ("valid", [2, 2, 1], [7, 6, 5], "VALID", (1, 3, 3, 3, 2)),
+    ("same", [2, 1, 2], [6, 4, 6], "SAME", (2, 3, 4, 3, 2))]:
+  case(f"nn.conv3d_transpose/{name}",
+       lambda x, st=st, o=out_space, pad=pad, sh=shape: _c3t(x, st, o, pad, sh),
+       lambda x, st=st, o=out_space, pad=pad: ref.conv_transpose(
+           x.astype(np.float64), _K3T, st, o, pad.lower(), [1, 1, 1]).astype(x.dtype),
+       args(shape), F32_64, rtol=1e-4, atol=1e-5)

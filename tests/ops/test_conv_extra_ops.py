@@ -45,3 +45,13 @@ def test_bad_arguments(call, msg):
   k = np.ones((2, 2, 2, 2, 3), np.float32)
   with pytest.raises(ValueError, match=msg):
     call(x, k)
+
+
+def test_conv3d_transpose_errors():
+  x = np.ones((1, 2, 3, 3, 2), np.float32)
+  k = np.ones((2, 2, 2, 4, 2), np.float32)
+  assert tf.nn.conv3d_transpose(x, k, [1, 4, 6, 6, 4], 2, "SAME").shape == (1, 4, 6, 6, 4)
+  with pytest.raises(ValueError, match="padding"):
+    tf.nn.conv3d_transpose(x, k, [1, 4, 6, 6, 4], 2, "FULL")
+  with pytest.raises(ValueError, match="static 5-D filter"):
+    tf.nn.conv3d_transpose(x, k[0], [1, 4, 6, 6, 4], 2)

@@ -4,8 +4,10 @@ from tensorlet.keras.engine.input_layer import Input, InputLayer
 from tensorlet.keras.layers.convolutional import (Conv1D, Conv2D, Conv3D,  # noqa: F401
                                                   Convolution1D, Convolution2D, Convolution3D)
 from tensorlet.keras.layers.conv_transpose import (Conv1DTranspose,  # noqa: F401
-                                                   Conv2DTranspose, Convolution1DTranspose,
-                                                   Convolution2DTranspose)
+                                                   Conv2DTranspose, Conv3DTranspose,
+                                                   Convolution1DTranspose,
+                                                   Convolution2DTranspose,
+                                                   Convolution3DTranspose)
 from tensorlet.keras.layers.conv_depthwise import (DepthwiseConv2D,  # noqa: F401
                                                    SeparableConv1D, SeparableConv2D,
                                                    SeparableConvolution1D,

@@ -1,4 +1,4 @@
-"""Transposed convolutions: Conv2DTranspose and Conv1DTranspose (the gradient of a
+"""Transposed convolutions: Conv1DTranspose, Conv2DTranspose, Conv3DTranspose (the gradient of a
 convolution with respect to its input, as a layer)."""
 import numpy as np
 
@@ -11,8 +11,8 @@ from tensorlet.ops import conv_ops as _c
 from tensorlet.tensor import convert_to_tensor
 from tensorlet.tensor_shape import TensorShape
 
-__all__ = ["Conv1DTranspose", "Conv2DTranspose", "deconv_output_length",
-           "Convolution1DTranspose", "Convolution2DTranspose"]
+__all__ = ["Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose", "deconv_output_length",
+           "Convolution1DTranspose", "Convolution2DTranspose", "Convolution3DTranspose"]
 
 
 def deconv_output_length(n, k, padding, output_padding=None, stride=1, dilation=1):
@@ -79,9 +79,13 @@ class _ConvTranspose(_Conv):
     out_space = self._spatial_out(space)
     shape = _a.concat([_a.shape(x)[:1], convert_to_tensor(
         np.array(out_space + [self.filters], np.int32))], 0)
-    conv = conv_extra_ops.conv1d_transpose if rank == 1 else _c.conv2d_transpose
+    conv = {1: conv_extra_ops.conv1d_transpose, 2: _c.conv2d_transpose,
+            3: conv_extra_ops.conv3d_transpose}[rank]
+    # NOTE: Keras 2's Conv3DTranspose gives the op no dilations (dilation_rate only
+    # changes its output shape); kept so that weights give Keras 2's outputs.
+    dil = list(self.dilation_rate) if rank < 3 else None
     out = conv(x, self.kernel, shape, list(self.strides), padding=self.padding.upper(),
-               dilations=list(self.dilation_rate))
+               dilations=dil)
     # The output shape is a tensor (dynamic batch): give the graph its static part.
     out.set_shape(TensorShape([x.shape[0]] + out_space + [self.filters]))
     return self._finish(out)
@@ -119,5 +123,20 @@ class Conv1DTranspose(_ConvTranspose):
                      **kwargs)
 
 
+class Conv3DTranspose(_ConvTranspose):
+  """Transposed 3-D convolution over volumes (batch, depth, height, width, channels)."""
+
+  _tl_rank = 3
+
+  def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid",
+               output_padding=None, data_format=None, dilation_rate=(1, 1, 1),
+               activation=None, use_bias=True, **kwargs):
+    super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                     output_padding=output_padding, data_format=data_format,
+                     dilation_rate=dilation_rate, activation=activation, use_bias=use_bias,
+                     **kwargs)
+
+
 Convolution1DTranspose = Conv1DTranspose
 Convolution2DTranspose = Conv2DTranspose
+Convolution3DTranspose = Conv3DTranspose

@@ -69,6 +69,9 @@ def test_conv_channels_first_equals_transposed_channels_last():
      (1, 4, 5, 2)),
     (L.Conv1DTranspose, dict(filters=3, kernel_size=3, strides=2, padding="same"), (2, 5, 2)),
     (L.Conv1DTranspose, dict(filters=3, kernel_size=4, strides=3), (2, 5, 2)),
+    (L.Conv3DTranspose, dict(filters=2, kernel_size=(3, 2, 3), strides=2), (1, 3, 2, 3, 2)),
+    (L.Conv3DTranspose, dict(filters=2, kernel_size=3, strides=(2, 1, 2), padding="same",
+                             output_padding=(1, 0, 1)), (1, 2, 3, 2, 2)),
 ])
 def test_transposed_convolutions_match_numpy(cls, kw, shape):
   x = rand(*shape).astype(np.float32)
