@@ -55,6 +55,8 @@ from tensorlet.ops.tensor_array_ops import TensorArray  # noqa: F401
 from tensorlet.graph.graph import Graph, Operation  # noqa: F401
 from tensorlet import math, nest, config, debugging, types  # noqa: F401
 types._late()
+from tensorlet.ops import dispatch as _dispatch
+_dispatch.install(globals())  # public functions dispatch on Keras symbolic tensors
 
 __version__ = "0.1.0"
 
@@ -105,6 +107,8 @@ def __getattr__(name):
   target = _LAZY_ATTRS.get(name)
   if target is not None:
     v = getattr(_importlib.import_module(target[0]), target[1])
+    v = _dispatch.add_dispatch_support(v, name) if callable(v) and not isinstance(v, type) \
+        else v
     globals()[name] = v
     return v
   raise AttributeError(f"module 'tensorlet' has no attribute '{name}'")

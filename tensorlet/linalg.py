@@ -6,3 +6,6 @@ from tensorlet.ops.linalg_ops import (  # noqa: F401
     global_norm, inv, logdet, matmul, matrix_transpose, matvec, norm, normalize, set_diag,
     slogdet, solve, tensordot, trace, triangular_solve)
 from tensorlet.ops.math_ops import l2_normalize  # noqa: F401
+
+from tensorlet.ops import dispatch as _dispatch  # noqa: E402
+_dispatch.install(globals(), "linalg")

@@ -51,3 +51,7 @@ def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
   c = array_ops.reshape(math_ops.maximum(c, array_ops.ones_like(c)), array_ops.concat(
       [array_ops.shape(c), array_ops.ones([array_ops.rank(s) - 1], "int32")], 0))
   return s / math_ops.sqrt(c)
+
+
+from tensorlet.ops import dispatch as _dispatch  # noqa: E402
+_dispatch.install(globals(), "math")

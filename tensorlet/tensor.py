@@ -80,7 +80,7 @@ class _Reference:
 class EagerTensor(Tensor):
   """A tensor with a value: `_value` is an ndarray (or NumPy scalar for 0-d)."""
 
-  __slots__ = ("_value", "_dtype", "__weakref__")
+  __slots__ = ("_value", "_dtype", "_keras_mask", "__weakref__")
 
   def __init__(self, value, dtype):
     self._value = value

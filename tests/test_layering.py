@@ -38,6 +38,8 @@ ALLOWED = {
         "tf.types.experimental re-exports the function classes, bound once they exist (_late)",
     ("tensorlet.types", "tensorlet.polymorphic_function.polymorphic"):
         "tf.types.experimental re-exports the function classes, bound once they exist (_late)",
+    ("tensorlet.ops.dispatch", "tensorlet"):
+        "lookup() maps an API name in a saved Keras config back to the public function",
     ("tensorlet.polymorphic_function.polymorphic", "tensorlet.autograph.api"):
         "tf.function(autograph=True) converts the Python function with the layer above",
 }

@@ -24,7 +24,8 @@ _new = object.__new__
 class SymbolicTensor(Tensor):
   """An output of an Operation in a graph: static (maybe partial) shape and dtype."""
 
-  __slots__ = ("op", "value_index", "_dtype", "_shape", "_const", "_variable", "__weakref__")
+  __slots__ = ("op", "value_index", "_dtype", "_shape", "_const", "_variable", "_keras_mask",
+               "__weakref__")
 
   def __init__(self, op, value_index, shape, dtype):
     self.op = op

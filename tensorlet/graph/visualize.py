@@ -42,7 +42,7 @@ def _dot_body(g, prefix, lines, pad):
   ids = {id(op): f"{prefix}{op.name}" for op in g.get_operations()}
   for op in g.get_operations():
     node = ids[id(op)]
-    shape = ", shape=ellipse" if op.opdef.is_placeholder else ""
+    shape = ", shape=ellipse" if op.opdef is not None and op.opdef.is_placeholder else ""
     label = _q(op.name)[:-1] + "\\n" + _q(op.type)[1:]  # DOT's line break
     lines.append(f"{pad}{_q(node)} [label={label}{shape}];")
     for t in op.inputs:
@@ -102,7 +102,7 @@ def to_svg(graph):
                  f'stroke="#999" stroke-dasharray="4 3"/>')
   for op in ops:
     x, y, w, label = pos[id(op)]
-    fill = "#e8f0fe" if not op.opdef.is_placeholder else "#fef7e0"
+    fill = "#fef7e0" if op.opdef is not None and op.opdef.is_placeholder else "#e8f0fe"
     out.append(f'<g><rect x="{x}" y="{y}" width="{w}" height="{_BOX_H}" rx="4" fill="{fill}" '
                f'stroke="#333"/>')
     for i, s in enumerate(label):

@@ -1,96 +1,130 @@
-"""Public ops on composite values (tf.RaggedTensor, tf.SparseTensor).
+"""Dispatch of public API functions on values that are not tensors (Keras symbolic inputs).
 
-A public function decorated with `add_dispatch_support` runs as before; when it
-fails on an argument that is a composite value, the implementation registered
-for that function and the value's class (`dispatch_for`) runs instead, as TF's
-dispatch does. Elementwise ops (`elementwise(od)`) need no registration per
-function: a composite class's `_dispatch_elementwise` serves all of them.
-The composite modules register themselves when imported, so this module
-imports none of them.
+The public functions of `tf`, `tf.math`, `tf.nn`, `tf.linalg` ... are wrapped
+once, where their namespace module is loaded (`install`). The wrapper costs
+one Python frame: it calls the function and only when that raises does it ask
+the registered dispatchers (Keras registers one for its KerasTensors, which
+refuse conversion to tensors) whether one of them takes the call. So a
+function applied to a Keras symbolic tensor in a functional model becomes a
+node of the model (Keras 2's TFOpLambda) for every wrapped function, not a
+chosen few.
+
+Each wrapped function has one API name, TF's canonical one ("math.add" for
+`tf.add`, `tf.math.add`), which is what Keras records in model configs;
+`lookup` maps an API name back to the function.
 """
 import functools
+import importlib
+import types
 
-from tensorlet.composite_tensor import CompositeTensor
+__all__ = ["install", "register_dispatcher", "api_name", "lookup"]
 
-__all__ = ["add_dispatch_support", "dispatch_for", "elementwise", "call"]
-
-_IMPLS = {}        # public function -> [(composite class, implementation)]
-
-
-def _composites(args, kwargs):
-  out = []
-  for a in list(args) + list(kwargs.values()):
-    if isinstance(a, CompositeTensor):
-      out.append(a)
-    elif isinstance(a, (list, tuple)):
-      out.extend(x for x in a if isinstance(x, CompositeTensor))
-  return out
-
-
-def call(api, args, kwargs):
-  """The composite implementation of `api` for these arguments, or NotImplemented."""
-  comps = _composites(args, kwargs)
-  for impl_cls, impl in _IMPLS.get(api, ()):
-    if any(isinstance(c, impl_cls) for c in comps):
-      r = impl(*args, **kwargs)
-      if r is not NotImplemented:
-        return r
-  od = getattr(api, "_tl_elementwise", None)
-  if od is not None:
-    for c in comps:
-      r = type(c)._dispatch_elementwise(od, api, args, kwargs)
-      if r is not NotImplemented:
-        return r
-  return NotImplemented
+_DISPATCHERS = []
+# Python operators by their API name ("__operators__.add" -> OPERATORS["add"]); filled by
+# the users of operator dispatch (Keras' symbolic tensors).
+OPERATORS = {}
+_WRAPPERS = {}   # id(raw function) -> wrapper (one wrapper per function, in every namespace)
+_RAW = {}        # id(raw function) -> raw function (keeps the ids above valid)
+_NAMES = {}      # id(wrapper) -> (priority, API name)
+# TF exports a function under several names; the first (canonical) one prefers these
+# namespaces: `tf.add` is "math.add", `tf.matmul` "linalg.matmul", `tf.nn.relu` "nn.relu".
+_PRIORITY = {"math": 0, "linalg": 1, "nn": 2, "": 3}
+# Where the rule above misses TF's canonical name (tensorlet exports a few more names).
+_CANONICAL = {"math.cast": "cast", "math.realdiv": "realdiv", "math.truncatediv": "truncatediv",
+              "math.truncatemod": "truncatemod", "math.saturate_cast": "dtypes.saturate_cast",
+              "math.complex": "dtypes.complex", "linalg.eye": "eye", "linalg.einsum": "einsum",
+              "linalg.norm": "norm", "linalg.tensordot": "tensordot",
+              "math.softmax": "nn.softmax", "math.log_softmax": "nn.log_softmax",
+              "nn.zero_fraction": "math.zero_fraction"}
+# Modules whose functions are not wrapped: control flow and Python-function ops take
+# callables, not tensors, and keep their identity for AutoGraph.
+_SKIP_MODULES = ("tensorlet.ops.control_flow_ops", "tensorlet.ops.script_ops",
+                 "tensorlet.ops.graph_ops", "tensorlet.ops.registry", "tensorlet.ops.dispatch")
+# Namespaces `lookup` searches, by the first part of an API name.
+_NAMESPACES = {"math": "tensorlet.math", "linalg": "tensorlet.linalg", "nn": "tensorlet.nn",
+               "random": "tensorlet.random", "strings": "tensorlet.strings",
+               "image": "tensorlet.image", "signal": "tensorlet.signal"}
 
 
-def _unsupported(api, comps):
-  names = sorted({type(c).__name__ for c in comps})
-  return TypeError(f"{getattr(api, '__name__', api)} does not support {' or '.join(names)} "
-                   f"arguments")
+def register_dispatcher(fn):
+  """`fn(api_function, args, kwargs)` returns a result, or NotImplemented to decline; it
+  is asked only after the function itself raised on these arguments."""
+  if fn not in _DISPATCHERS:
+    _DISPATCHERS.append(fn)
 
 
-def add_dispatch_support(fn):
-  """`fn`, falling back to composite implementations when it fails on arguments that
-  hold one (composites refuse conversion to a tensor, so `fn` fails early)."""
+def _wrap(fn):
   @functools.wraps(fn)
   def wrapper(*args, **kwargs):
     try:
       return fn(*args, **kwargs)
-    except (TypeError, ValueError):
-      r = composite_fallback(wrapper, args, kwargs)
-      if r is None:
-        raise
-      return r
-  wrapper._tl_undispatched = fn
+    except Exception:
+      for d in _DISPATCHERS:
+        out = d(wrapper, args, kwargs)
+        if out is not NotImplemented:
+          return out
+      raise
+  wrapper._tl_dispatch = fn
   return wrapper
 
 
-def elementwise(api, od):
-  """Marks public function `api` as the elementwise op `od` (for composite dispatch)."""
-  api._tl_elementwise = od
-  return api
+def add_dispatch_support(fn, name):
+  """The dispatching wrapper of `fn` (made once), known by API name `name`."""
+  raw = getattr(fn, "_tl_dispatch", fn)
+  w = _WRAPPERS.get(id(raw))
+  if w is None:
+    w = _WRAPPERS[id(raw)] = _wrap(raw)
+    _RAW[id(raw)] = raw
+  prefix = name.rsplit(".", 1)[0] if "." in name else ""
+  rank = _PRIORITY.get(prefix, 4)
+  old = _NAMES.get(id(w))
+  if old is None or rank < old[0]:
+    _NAMES[id(w)] = (rank, name)
+  return w
 
 
-def dispatch_for(*apis):
-  """Registers the decorated function as the implementation of `apis` for the
-  composite class named by its first parameter's annotation-free `cls` argument:
-  `@dispatch_for(tf.concat)(RaggedTensor)`."""
-  def with_class(cls):
-    def register(impl):
-      for api in apis:
-        _IMPLS.setdefault(api, []).append((cls, impl))
-      return impl
-    return register
-  return with_class
+def install(namespace, prefix=""):
+  """Replaces the public functions in the module dict `namespace` (the module `tf.` +
+  `prefix`) by their dispatching wrappers."""
+  for key, value in list(namespace.items()):
+    if key.startswith("_") or not isinstance(value, types.FunctionType):
+      continue
+    raw = getattr(value, "_tl_dispatch", value)
+    mod = getattr(raw, "__module__", "") or ""
+    if not (mod.startswith("tensorlet.ops.") or mod == namespace.get("__name__")) or \
+        mod.startswith(_SKIP_MODULES):
+      continue
+    namespace[key] = add_dispatch_support(value, f"{prefix}.{key}" if prefix else key)
 
 
-def composite_fallback(api, args, kwargs):
-  """For public functions that convert their inputs themselves: the composite
-  implementation when an argument is a composite value, else None."""
-  if _composites(args, kwargs):
-    r = call(api, args, kwargs)
-    if r is NotImplemented:
-      raise _unsupported(api, _composites(args, kwargs))
-    return r
-  return None
+def api_name(fn):
+  """The canonical API name of a wrapped public function ("math.add"), else None."""
+  entry = _NAMES.get(id(fn))
+  return _CANONICAL.get(entry[1], entry[1]) if entry else None
+
+
+def lookup(name):
+  """The public function of API name `name` ("concat", "math.add", "nn.relu",
+  "__operators__.getitem"); ValueError when there is none."""
+  import tensorlet  # late-bound: API names resolve in the public namespace (top layer)
+  parts = name.split(".")
+  if parts[:2] == ["compat", "v1"]:  # TF records a few ops by their v1 name
+    parts = parts[2:]
+  if parts and parts[0] == "__operators__":
+    fn = OPERATORS.get(parts[-1]) if len(parts) == 2 else None
+  else:
+    obj = tensorlet
+    if len(parts) > 1 and parts[0] in _NAMESPACES:
+      obj = importlib.import_module(_NAMESPACES[parts[0]])
+      parts = parts[1:]
+    fn = None
+    for p in parts:
+      obj = getattr(obj, p, None)
+      if obj is None:
+        break
+    fn = obj if callable(obj) else None
+    if fn is None and len(parts) > 1:  # "dtypes.cast", "debugging.assert_equal"
+      fn = getattr(tensorlet, parts[-1], None)
+  if fn is None:
+    raise ValueError(f"Unknown TensorFlow API symbol: 'tf.{name}'.")
+  return fn

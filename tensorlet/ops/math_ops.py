@@ -5,7 +5,8 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
-from tensorlet.ops import array_ops, dispatch
+from tensorlet.ops import array_ops
+from tensorlet.ops import composite_dispatch as dispatch
 from tensorlet.ops._common import (BOOL, FLOAT, FLOAT_C, INT, NUM_STR, NUMERIC, REAL, as_int,
                                    as_sequence, broadcast_bool, broadcast_shape, norm_axis,
                                    reduced_shape, same_shape, single_axis)

@@ -6,7 +6,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.ops import array_ops as A
-from tensorlet.ops import dispatch
+from tensorlet.ops import composite_dispatch as dispatch
 from tensorlet.ops import math_ops as M
 from tensorlet.ragged.ragged_getitem import gather_rows, range_indices
 from tensorlet.ragged.ragged_math import _same_splits, elementwise

@@ -69,8 +69,9 @@ def test_long_layer_names_wrap_like_keras2():
                            L.GlobalAveragePooling2D(), L.Dense(10)])
   lines = []
   m.summary(print_fn=lines.append)
-  assert lines[6].rstrip() == " global_average_pooling2d (G  (None, 16)               0"
-  assert lines[7].rstrip() == " lobalAveragePooling2D)"
+  # tf_keras 2.21's wrapping (one column of room before the next field).
+  assert lines[6].rstrip() == " global_average_pooling2d (  (None, 16)                0"
+  assert lines[7].rstrip() == " GlobalAveragePooling2D)"
 
 
 def test_deferred_sequential_builds_on_first_call():

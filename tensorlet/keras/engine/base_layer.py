@@ -199,6 +199,8 @@ class Layer(Module):
     TensorShape([2, 3])
   """
 
+  # Whether `__call__` converts a first argument that is not a tensor (NumPy, numbers).
+  _tl_convert_inputs = True
   # Attributes of Keras' own machinery that tracking does not walk.
   _TL_UNTRACKED = frozenset({"_inbound_nodes", "_outbound_nodes", "optimizer", "loss",
                              "compiled_loss", "compiled_metrics", "history"})
@@ -576,7 +578,9 @@ class Layer(Module):
       from tensorlet.keras.engine import keras_tensor
       if keras_tensor.any_keras_tensor(args, kwargs):
         return keras_tensor.symbolic_call(self, args, kwargs)
-      if isinstance(x, (list, tuple, dict)):
+      if not self._tl_convert_inputs:
+        pass
+      elif isinstance(x, (list, tuple, dict)):
         x = nest.map_structure(lambda v: _to_tensor(v, self._tl_dtype if self._tl_autocast
                                                     else None), x)
       else:
@@ -587,6 +591,7 @@ class Layer(Module):
     info = self._tl_sig
     if info is None:
       info = self._tl_sig = _call_info(self.call)
+    mask = kwargs.get("mask")  # explicit; the call may not take it, compute_mask does
     st = _state
     outer = st.training
     if info.training:
@@ -604,6 +609,11 @@ class Layer(Module):
         training = outer
       if "mask" in kwargs and not info.mask and not info.var_kw:
         del kwargs["mask"]
+    # Keras masks ride on tensors (`_keras_mask`); none exist until a layer made one.
+    if mask is None and _masks.seen:
+      mask = _input_mask(args[0])
+      if mask is not None and info.mask:
+        kwargs["mask"] = mask
     st.training = training
     if st.depth == 0 and _LOSSY:
       for layer in list(_LOSSY):
@@ -622,6 +632,9 @@ class Layer(Module):
       st.training = outer
     if self.activity_regularizer is not None:
       self._tl_activity_loss(outputs)
+    if (mask is not None and self.supports_masking) or \
+        type(self).compute_mask is not Layer.compute_mask:
+      _set_output_mask(outputs, self.compute_mask(args[0], mask))
     return outputs
 
   def _tl_call_slow(self, args, kwargs):
@@ -654,7 +667,8 @@ class Layer(Module):
     return out
 
   def compute_mask(self, inputs, mask=None):
-    return None
+    """The mask of the outputs: the input mask when the layer supports masking."""
+    return mask if self.supports_masking else None
 
   # ------------------------------------------------------------------ config
   def get_config(self):
@@ -695,6 +709,34 @@ class Layer(Module):
 
   def __repr__(self):
     return f"<{type(self).__module__}.{type(self).__name__} object at {hex(id(self))}>"
+
+
+class _MaskState:
+  seen = False
+
+
+_masks = _MaskState()
+
+
+def _input_mask(x):
+  if isinstance(x, (list, tuple)):
+    masks = [getattr(t, "_keras_mask", None) for t in x]
+    return None if all(m is None for m in masks) else masks
+  return getattr(x, "_keras_mask", None)
+
+
+def _set_output_mask(outputs, mask):
+  if mask is None:
+    return
+  _masks.seen = True
+  flat = nest.flatten(outputs)
+  masks = nest.flatten(mask) if isinstance(mask, (list, tuple)) else [mask] * len(flat)
+  for t, m in zip(flat, masks):
+    if m is not None and isinstance(t, Tensor):
+      try:
+        t._keras_mask = m
+      except AttributeError:
+        pass
 
 
 def _a_shape0(t):

@@ -4,6 +4,7 @@ from tensorlet.keras import backend
 from tensorlet.keras.engine.input_layer import InputLayer
 from tensorlet.keras.engine.keras_tensor import KerasTensor
 from tensorlet.keras.engine.training import Model
+from tensorlet.tensor import Tensor
 
 __all__ = ["Functional"]
 
@@ -36,6 +37,17 @@ def _nodes_between(inputs, outputs):
   return order
 
 
+def _conform(value, dtype):
+  """`value` cast to its Input's dtype when both are numbers of different dtypes."""
+  vd = getattr(value, "dtype", None)
+  if vd is None or vd == dtype or not isinstance(value, Tensor):
+    return value
+  if (vd.is_floating or vd.is_integer) and (dtype.is_floating or dtype.is_integer):
+    from tensorlet.ops import math_ops
+    return math_ops.cast(value, dtype)
+  return value
+
+
 class Functional(Model):
   """A model defined by KerasTensors: `Model(inputs=..., outputs=...)`."""
 
@@ -43,6 +55,8 @@ class Functional(Model):
     if name is None:
       name = backend.unique_object_name("model")
     super().__init__(name=name, trainable=trainable, **kwargs)
+    # As Keras 2: inputs take the dtypes of the model's Inputs, not the model's dtype.
+    self._tl_autocast = False
     self._tl_init_graph(inputs, outputs)
 
   def _tl_init_graph(self, inputs, outputs):
@@ -104,7 +118,7 @@ class Functional(Model):
     if len(flat) != len(self._tl_inputs):
       raise ValueError(f"Layer \"{self.name}\" expects {len(self._tl_inputs)} input(s), but "
                        f"it received {len(flat)} input tensors.")
-    values = {id(t): v for t, v in zip(self._tl_inputs, flat)}
+    values = {id(t): _conform(v, t.dtype) for t, v in zip(self._tl_inputs, flat)}
     for node in self._tl_nodes:
       pick = lambda v: values[id(v)] if isinstance(v, KerasTensor) else v  # noqa: E731
       args = nest.map_structure(pick, node.args)

@@ -8,6 +8,7 @@ models replay on real tensors.
 from tensorlet import _nest as nest
 from tensorlet.context import ctx
 from tensorlet.graph.graph import FuncGraph
+from tensorlet.ops import dispatch
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor_spec import TensorSpec
 
@@ -20,6 +21,10 @@ MULTIPLE = "multiple"
 
 class KerasTensor:
   """A symbolic tensor with a static shape, a dtype and the layer that made it."""
+
+  # The KerasTensor standing for the mask the layer computes, if any (shape and dtype only;
+  # the mask is computed again when the model runs).
+  _keras_mask = None
 
   def __init__(self, shape, dtype, layer=None, node_index=0, tensor_index=0, name=None):
     self.shape = TensorShape(shape)
@@ -47,6 +52,71 @@ class KerasTensor:
   def __bool__(self):
     raise TypeError("Using a symbolic KerasTensor as a Python bool is not allowed; "
                     "the value is only known when the model runs.")
+
+  # A KerasTensor has no value: converting it fails, and the public TF function that
+  # tried hands the call to Keras (tensorlet.ops.dispatch), which makes it a TFOpLambda.
+  def _as_tensor(self):
+    raise TypeError(_NO_VALUE.format(self))
+
+  def __array__(self, dtype=None, copy=None):
+    raise TypeError(_NO_VALUE.format(self))
+
+  def numpy(self):
+    raise TypeError(_NO_VALUE.format(self))
+
+  __hash__ = object.__hash__
+
+  def __len__(self):
+    raise TypeError("Keras symbolic inputs/outputs do not implement `__len__`. You may be "
+                    "trying to pass Keras symbolic inputs/outputs to a TF API that does not "
+                    "register dispatching.")
+
+  def __iter__(self):
+    d = self.shape[0] if self.shape.rank else None
+    if d is None:
+      raise TypeError(f"Cannot iterate over a Tensor with unknown first dimension: {self}")
+    return iter([self[i] for i in range(d)])
+
+
+_NO_VALUE = ("{} is a Keras symbolic tensor: it has no value until the model runs. Apply "
+             "Keras layers or TensorFlow functions to it inside a functional model.")
+
+
+def _operator(name, reverse=False, unary=False):
+  def method(self, other=None):
+    from tensorlet.keras.layers import tf_op_layer
+    return tf_op_layer.operator(name, self, other, reverse)
+  if unary:
+    def method1(self):
+      from tensorlet.keras.layers import tf_op_layer
+      return tf_op_layer.operator(name, self)
+    return method1
+  return method
+
+
+for _n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
+           "xor"):
+  setattr(KerasTensor, f"__{_n}__", _operator(_n))
+  setattr(KerasTensor, f"__r{_n}__", _operator(_n, reverse=True))
+for _n in ("lt", "le", "gt", "ge"):
+  setattr(KerasTensor, f"__{_n}__", _operator(_n))
+for _n in ("neg", "abs", "invert"):
+  setattr(KerasTensor, f"__{_n}__", _operator(_n, unary=True))
+KerasTensor.__getitem__ = _operator("getitem")
+
+
+def _dispatch_on_keras_tensors(api_fn, args, kwargs):
+  try:
+    leaves = nest.flatten((args, kwargs))
+  except Exception:  # noqa: BLE001 - arguments nest cannot walk hold no KerasTensor
+    return NotImplemented
+  if not any(isinstance(t, KerasTensor) for t in leaves):
+    return NotImplemented
+  from tensorlet.keras.layers import tf_op_layer
+  return tf_op_layer.op_layer_call(api_fn, args, kwargs)
+
+
+dispatch.register_dispatcher(_dispatch_on_keras_tensors)
 
 
 def _tuple(shape):
@@ -89,7 +159,11 @@ def _run_on_placeholders(layer, args, kwargs):
     with graph.as_default():
       def placeholder(v):
         if isinstance(v, KerasTensor):
-          return graph.placeholder(TensorSpec(v.shape, v.dtype), "input")
+          ph = graph.placeholder(TensorSpec(v.shape, v.dtype), "input")
+          m = v._keras_mask
+          if m is not None:
+            ph._keras_mask = graph.placeholder(TensorSpec(m.shape, m.dtype), "input_mask")
+          return ph
         return v
       sargs = nest.map_structure(placeholder, args)
       skwargs = nest.map_structure(placeholder, kwargs)
@@ -115,6 +189,10 @@ def symbolic_call(layer, args, kwargs):
   kt = nest.map_structure(
       lambda t: KerasTensor(t.shape, t.dtype, layer, index, next(counter),
                             name=f"{layer.name}/{t.op.type}:0"), outputs)
+  for t, k in zip(nest.flatten(outputs), nest.flatten(kt)):
+    m = getattr(t, "_keras_mask", None)
+    if m is not None:
+      k._keras_mask = KerasTensor(m.shape, m.dtype, name=f"{layer.name}/mask:0")
   layer._inbound_nodes.append(Node(layer, args, kwargs, kt))
   shapes = [_tuple(t.shape) for t in nest.flatten(kt)]
   shape = shapes[0] if not nest.is_nested(kt) else shapes

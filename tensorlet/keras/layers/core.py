@@ -38,6 +38,18 @@ def set_kernel_bias_options(layer, activation, use_bias, kernel_initializer,
   layer._tl_act = None if layer.activation is activations.linear else layer.activation
 
 
+def kernel_bias_config(layer):
+  """The config entries of the options `set_kernel_bias_options` set (Keras 2's keys)."""
+  return {"activation": activations.serialize(layer.activation), "use_bias": layer.use_bias,
+          "kernel_initializer": _config(layer.kernel_initializer),
+          "bias_initializer": _config(layer.bias_initializer),
+          "kernel_regularizer": _config(layer.kernel_regularizer),
+          "bias_regularizer": _config(layer.bias_regularizer),
+          "activity_regularizer": _config(layer.activity_regularizer),
+          "kernel_constraint": _config(layer.kernel_constraint),
+          "bias_constraint": _config(layer.bias_constraint)}
+
+
 class Dense(Layer):
   """`activation(inputs @ kernel + bias)` on the last axis of `inputs`.
 
@@ -97,15 +109,8 @@ class Dense(Layer):
 
   def get_config(self):
     config = super().get_config()
-    config.update({"units": self.units, "activation": activations.serialize(self.activation),
-                   "use_bias": self.use_bias,
-                   "kernel_initializer": _config(self.kernel_initializer),
-                   "bias_initializer": _config(self.bias_initializer),
-                   "kernel_regularizer": _config(self.kernel_regularizer),
-                   "bias_regularizer": _config(self.bias_regularizer),
-                   "activity_regularizer": _config(self.activity_regularizer),
-                   "kernel_constraint": _config(self.kernel_constraint),
-                   "bias_constraint": _config(self.bias_constraint)})
+    config["units"] = self.units
+    config.update(kernel_bias_config(self))
     return config
 
 

@@ -1,13 +1,16 @@
 """tf.keras.utils: the progress bar, `to_categorical` and layer helpers."""
 import numpy as np
 
-__all__ = ["Progbar", "to_categorical", "set_random_seed"]
+__all__ = ["Progbar", "to_categorical", "set_random_seed", "plot_model", "model_to_dot"]
 
 
 def __getattr__(name):
   if name == "Progbar":
     from tensorlet.keras.utils.progbar import Progbar
     return Progbar
+  if name in ("plot_model", "model_to_dot"):
+    from tensorlet.keras.utils import vis_utils
+    return getattr(vis_utils, name)
   raise AttributeError(f"module 'tensorlet.keras.utils' has no attribute '{name}'")
 
 

@@ -41,6 +41,8 @@ def _row(fields, positions, print_fn):
       start = positions[col - 1] if col else 0
       space = 2 if col != len(positions) - 1 else 0
       cutoff = positions[col] - start - space
+      if col != len(positions) - 1:
+        cutoff -= 1  # as Keras: one column of room so the next field starts aligned
       fit = text[:cutoff]
       breaks = [fit.find(b) + len(b) for b in ("),", "},", "],", "',") if fit.find(b) >= 0]
       if breaks:
@@ -100,10 +102,8 @@ def print_summary(model, line_length=None, positions=None, print_fn=None):
     if sequential_like:
       _row(fields, positions, print_fn)
     else:
-      links = _connections(layer, relevant) or [""]
-      _row(fields + [links[0]], positions, print_fn)
-      for link in links[1:]:
-        _row(["", "", "", link], positions, print_fn)
+      # Keras 2 prints the list itself, wrapped after each entry.
+      _row(fields + [str(_connections(layer, relevant))], positions, print_fn)
     print_fn(" " * line_length)
   print_fn("=" * line_length)
   trainable = model.trainable_weights
