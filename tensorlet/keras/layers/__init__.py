@@ -4,6 +4,7 @@ from tensorlet.keras.engine.input_layer import Input, InputLayer
 from tensorlet.keras.layers.convolutional import Conv2D
 from tensorlet.keras.layers.core import Activation, Dense, Dropout, Embedding, Flatten, Reshape
 from tensorlet.keras.layers.normalization import BatchNormalization
+from tensorlet.keras.layers.attention import AdditiveAttention, Attention, MultiHeadAttention
 from tensorlet.keras.layers.recurrent import RNN, StackedRNNCells
 from tensorlet.keras.layers.recurrent_cells import (GRU, LSTM, GRUCell, LSTMCell, SimpleRNN,
                                                     SimpleRNNCell)
@@ -19,4 +20,5 @@ __all__ = ["Layer", "InputSpec", "Input", "InputLayer", "Dense", "Activation", "
            "MaxPool2D", "AveragePooling2D", "AvgPool2D", "GlobalAveragePooling2D",
            "GlobalAvgPool2D", "GlobalMaxPooling2D", "GlobalMaxPool2D", "BatchNormalization"]
 __all__ += ["RNN", "StackedRNNCells", "SimpleRNN", "LSTM", "GRU", "SimpleRNNCell", "LSTMCell",
-            "GRUCell", "Bidirectional", "TimeDistributed"]
+            "GRUCell", "Bidirectional", "TimeDistributed", "Attention", "AdditiveAttention",
+            "MultiHeadAttention"]
