@@ -13,6 +13,7 @@ from tensorlet.keras.layers.recurrent import RNN, _sizes, batch_zeros
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
 from tensorlet.ops import nn_ops as _nn
+from tensorlet.ops import rnn_ops
 from tensorlet.tensor_shape import TensorShape
 
 __all__ = ["SimpleRNNCell", "LSTMCell", "GRUCell", "SimpleRNN", "LSTM", "GRU"]
@@ -267,6 +268,9 @@ class LSTMCell(_Cell):
     if rdp is not None:
       h = h * rdp
     z = xp + _m.matmul(h, self.recurrent_kernel)
+    if self.activation is activations.tanh and self.recurrent_activation is activations.sigmoid:
+      h, c = rnn_ops.lstm_gates(z, c)  # the default activations: one fused kernel per step
+      return h, [h, c]
     i, f, g, o = _a.split(z, 4, axis=-1)
     ra = self.recurrent_activation
     c = ra(f) * c + ra(i) * self.activation(g)
