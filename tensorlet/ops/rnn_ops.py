@@ -26,31 +26,36 @@ def _gates_shape(inputs, attrs):
   return [(s, z.dtype), (s, z.dtype)]
 
 
-def _split4(z):
-  u = z.shape[-1] // 4
-  return z[..., :u], z[..., u:2 * u], z[..., 2 * u:3 * u], z[..., 3 * u:]
-
-
 @op("LSTMGates", dtypes=_FLOAT, shape=_gates_shape, num_outputs=2)
 def LSTMGates(z, c_prev):
   if z.shape[-1] % 4 or z.shape[:-1] + (z.shape[-1] // 4,) != c_prev.shape:
     raise ValueError(f"LSTMGates expects z of shape [..., 4 * units] and c_prev of shape "
                      f"[..., units]; got {list(z.shape)} and {list(c_prev.shape)}")
-  zi, zf, zg, zo = _split4(z)
-  one = z.dtype.type(1)
-  c = one / (one + np.exp(-zf)) * c_prev + one / (one + np.exp(-zi)) * np.tanh(zg)
-  h = one / (one + np.exp(-zo)) * np.tanh(c)
+  u = z.shape[-1] // 4
+  s = _sigmoid(z)  # all four gates in one pass (the c gate's sigmoid is unused)
+  c = s[..., u:2 * u] * c_prev
+  c += s[..., :u] * np.tanh(z[..., 2 * u:3 * u])
+  h = np.tanh(c)
+  h *= s[..., 3 * u:]
   return h.astype(z.dtype, copy=False), c.astype(z.dtype, copy=False)
+
+
+def _sigmoid(z):
+  s = np.negative(z)
+  np.exp(s, out=s)
+  s += 1
+  return np.reciprocal(s, out=s)
 
 
 @op("LSTMGatesGrad", dtypes=_FLOAT, num_outputs=2, differentiable=False,
     shape=lambda i, a: [(i[0].shape, i[0].dtype), (i[1].shape, i[1].dtype)])
 def LSTMGatesGrad(z, c_prev, c, dh, dc):
   """(dz, dc_prev) of LSTMGates in one kernel (used when no tape records the gradient)."""
-  zi, zf, zg, zo = _split4(z)
+  u = z.shape[-1] // 4
   one = z.dtype.type(1)
-  i, f, o = (one / (one + np.exp(-t)) for t in (zi, zf, zo))
-  g, tc = np.tanh(zg), np.tanh(c)
+  sg = _sigmoid(z)
+  i, f, o = sg[..., :u], sg[..., u:2 * u], sg[..., 3 * u:]
+  g, tc = np.tanh(z[..., 2 * u:3 * u]), np.tanh(c)
   dct = dc + dh * o * (one - tc * tc)
   dz = np.concatenate([dct * g * i * (one - i), dct * c_prev * f * (one - f),
                        dct * i * (one - g * g), dh * tc * o * (one - o)], axis=-1)
