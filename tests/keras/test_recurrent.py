@@ -455,3 +455,36 @@ def test_bad_arguments_and_inputs_raise_keras_errors():
   with pytest.raises(NotImplementedError, match="constants"):
     L.RNN(L.LSTMCell(2))(np.ones((2, 3, 1), np.float32), constants=[np.ones((2, 1))])
   assert L.LSTM(2, dropout=3.0).dropout == 1.0  # Keras 2 clips rates
+
+
+def test_time_major_matches_batch_major():
+  x = _rand(2, 5, 3)
+  a = L.GRU(4, return_sequences=True)
+  b = L.GRU(4, return_sequences=True, time_major=True)
+  a(x)
+  b(x.transpose(1, 0, 2))
+  b.set_weights(a.get_weights())
+  want = a(x).numpy()
+  for fn in (b, tf.function(lambda t: b(t))):
+    np.testing.assert_allclose(fn(x.transpose(1, 0, 2)).numpy(), want.transpose(1, 0, 2),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_bidirectional_initial_state_list_form_and_stateful_reset():
+  x = _rand(2, 4, 3)
+  states = [_rand(2, 2, seed=i) for i in range(4)]
+  bi = L.Bidirectional(L.LSTM(2, return_state=True))
+  out = bi(x, initial_state=states)
+  assert len(out) == 5 and out[0].shape == (2, 4)
+  listed = bi([x] + states)
+  np.testing.assert_allclose(listed[0].numpy(), out[0].numpy(), rtol=1e-6)
+  fw = bi.forward_layer
+  ref, (h, c) = np_lstm(x, *fw.get_weights(), states[0], states[1])
+  np.testing.assert_allclose(out[1].numpy(), h, rtol=1e-5, atol=1e-6)
+  with pytest.raises(ValueError, match="initial_state"):
+    bi(x, initial_state=states[:3])
+  sbi = L.Bidirectional(L.SimpleRNN(2, stateful=True))
+  first = sbi(x).numpy()
+  assert not np.allclose(sbi(x).numpy(), first)
+  sbi.reset_states()
+  np.testing.assert_allclose(sbi(x).numpy(), first, rtol=1e-6)
