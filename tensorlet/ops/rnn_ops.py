@@ -49,13 +49,16 @@ def _sigmoid(z):
 
 @op("LSTMGatesGrad", dtypes=_FLOAT, num_outputs=2, differentiable=False,
     shape=lambda i, a: [(i[0].shape, i[0].dtype), (i[1].shape, i[1].dtype)])
-def LSTMGatesGrad(z, c_prev, c, dh, dc):
-  """(dz, dc_prev) of LSTMGates in one kernel (used when no tape records the gradient)."""
+def LSTMGatesGrad(z, c_prev, dh, dc):
+  """(dz, dc_prev) of LSTMGates in one kernel (used when no tape records the gradient).
+  It recomputes the step from the op's inputs rather than reading its outputs, so in a
+  while_loop's gradient the replayed forward step is dead and pruned."""
   u = z.shape[-1] // 4
   one = z.dtype.type(1)
   sg = _sigmoid(z)
   i, f, o = sg[..., :u], sg[..., u:2 * u], sg[..., 3 * u:]
-  g, tc = np.tanh(z[..., 2 * u:3 * u]), np.tanh(c)
+  g = np.tanh(z[..., 2 * u:3 * u])
+  tc = np.tanh(f * c_prev + i * g)
   dct = dc + dh * o * (one - tc * tc)
   dz = np.concatenate([dct * g * i * (one - i), dct * c_prev * f * (one - f),
                        dct * i * (one - g * g), dh * tc * o * (one - o)], axis=-1)
@@ -70,7 +73,7 @@ def _(op, dh, dc):
   dc = dc if dc is not None else _a.zeros_like(c)
   from tensorlet.ops.control_flow_ops import _gradient_recorded
   if not _gradient_recorded():
-    return list(execute(LSTMGatesGrad, [z, c_prev, c, dh, dc], {}))
+    return list(execute(LSTMGatesGrad, [z, c_prev, dh, dc], {}))
   # Differentiable again (higher order): the same formulas in primitive ops.
   zi, zf, zg, zo = _a.split(z, 4, axis=-1)
   i, f, o = _m.sigmoid(zi), _m.sigmoid(zf), _m.sigmoid(zo)
