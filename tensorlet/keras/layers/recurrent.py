@@ -336,7 +336,8 @@ class RNN(Layer):
         out, new = cell(x_t, st, training=training)
         return out, (list(new) if isinstance(new, (list, tuple)) else [new])
     return _time_loop(step, xt, list(states), mask, self.return_sequences,
-                      self.unroll, self.zero_output_for_mask, self._tl_out_zeros(states))
+                      self.unroll, self.zero_output_for_mask, self._tl_out_zeros(states),
+                      out_is_state=seq_step is not None)
 
   def _tl_out_zeros(self, states):
     size = getattr(self.cell, "output_size", None)
@@ -386,7 +387,8 @@ class RNN(Layer):
     return cls(cell, **config)
 
 
-def _time_loop(step, xt, states, mask, need_seq, unroll, zero_masked, out0):
+def _time_loop(step, xt, states, mask, need_seq, unroll, zero_masked, out0,
+               out_is_state=False):
   """Runs `step(x_t, states) -> (out, states)` over axis 0 of `xt`.
 
   Masked steps (mask False) keep the previous states and repeat the previous output
@@ -423,8 +425,13 @@ def _time_loop(step, xt, states, mask, need_seq, unroll, zero_masked, out0):
       if mask is not None else None
   seq = TensorArray(out0.dtype, size=n, element_shape=out0.shape) if need_seq else None
   k = len(states)
+  # NOTE: a built-in cell's output is its first state; without a mask the loop need not
+  # carry the last output too (one loop variable and two gradient ops per step fewer).
+  carry = ms is not None or not out_is_state
 
-  def body(i, last, *rest):
+  def body(i, *rest):
+    last = rest[0] if carry else None
+    rest = rest[1:] if carry else rest
     st = list(rest[:k])
     out, new = step(xs.read(i), st)
     if ms is not None:
@@ -432,10 +439,13 @@ def _time_loop(step, xt, states, mask, need_seq, unroll, zero_masked, out0):
       new = [_a.where(m, a, b) for a, b in zip(new, st)]
       out = _a.where(m, out, _a.zeros_like(out) if zero_masked else last)
     tail = [rest[k].write(i, out)] if need_seq else []
-    return [i + 1, out] + list(new) + tail
+    return [i + 1] + ([out] if carry else []) + list(new) + tail
 
-  loop_vars = [convert_to_tensor(np.int32(0)), out0] + list(states) + ([seq] if need_seq else [])
-  res = while_loop(lambda i, *r: i < n, body, loop_vars)
+  loop_vars = [convert_to_tensor(np.int32(0))] + ([out0] if carry else []) + list(states) + \
+      ([seq] if need_seq else [])
+  res = list(while_loop(lambda i, *r: i < n, body, loop_vars))
+  if not carry:
+    res.insert(1, res[1])
   last, new = res[1], list(res[2:2 + k])
   out_seq = res[2 + k].stack() if need_seq else None
   if out_seq is not None and steps is not None:
