@@ -156,9 +156,11 @@ class _Cell(Layer):
   def _tl_sequence_step(self, xt, training):
     """(all time steps projected at once, the step on one projected slice) for time-major
     inputs `xt`; the dropout masks are the same for every step, as in Keras."""
-    batch = xt.shape[1] if xt.shape[1] is not None else _a.shape(xt)[1]
-    h_like = batch_zeros(batch, [self.units], xt.dtype)
-    dp, rdp = self._tl_dropout_masks(xt[0], h_like, training)
+    dp = rdp = None
+    if self.dropout or self.recurrent_dropout:
+      batch = xt.shape[1] if xt.shape[1] is not None else _a.shape(xt)[1]
+      h_like = batch_zeros(batch, [self.units], xt.dtype)
+      dp, rdp = self._tl_dropout_masks(xt[0], h_like, training)
     if dp is not None:
       xt = xt * dp
     xp = self._tl_project(xt)
