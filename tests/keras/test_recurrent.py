@@ -488,3 +488,13 @@ def test_bidirectional_initial_state_list_form_and_stateful_reset():
   assert not np.allclose(sbi(x).numpy(), first)
   sbi.reset_states()
   np.testing.assert_allclose(sbi(x).numpy(), first, rtol=1e-6)
+
+
+def test_model_reset_states_resets_stateful_layers():
+  model = tf.keras.Sequential([L.LSTM(3, stateful=True, batch_input_shape=(2, 4, 2)),
+                               L.Dense(1)])
+  x = _rand(2, 4, 2)
+  first = model.predict(x, verbose=0)
+  assert not np.allclose(model.predict(x, verbose=0), first)
+  model.reset_states()
+  np.testing.assert_allclose(model.predict(x, verbose=0), first, rtol=1e-6)
