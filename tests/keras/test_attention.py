@@ -175,3 +175,19 @@ def test_bad_arguments_and_inputs():
   with pytest.raises(ValueError, match="same rank"):
     layer(q, _rand(2, 3))
   assert layer.weights == []
+
+
+def test_mha_robust_masking_matches_additive_masking_on_finite_scores():
+  q, v = _rand(2, 4, 6), _rand(2, 5, 6, seed=1)
+  mask = np.random.RandomState(3).uniform(size=(2, 4, 5)) > 0.4
+  mask[..., 0] = True
+  a = L.MultiHeadAttention(2, 3)
+  b = L.MultiHeadAttention(2, 3, softmax_robust_masking=True)
+  a(q, v)
+  b(q, v)
+  b.set_weights(a.get_weights())
+  _, pa = a(q, v, attention_mask=mask, return_attention_scores=True)
+  _, pb = b(q, v, attention_mask=mask, return_attention_scores=True)
+  np.testing.assert_allclose(pb.numpy(), pa.numpy(), rtol=1e-5, atol=1e-7)
+  assert np.all(pb.numpy()[~np.broadcast_to(mask[:, None], pb.shape)] < 1e-6)
+  assert b.get_config()["softmax_robust_masking"] is True

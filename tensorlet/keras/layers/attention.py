@@ -229,8 +229,9 @@ class MultiHeadAttention(Layer):
                bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
                activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
                **kwargs):
-    for k in ("query_shape", "key_shape", "value_shape", "softmax_robust_masking"):
+    for k in ("query_shape", "key_shape", "value_shape"):
       kwargs.pop(k, None)  # Keras 2 configs carry these; shapes come from the first call
+    self._softmax_robust_masking = bool(kwargs.pop("softmax_robust_masking", False))
     super().__init__(activity_regularizer=activity_regularizer, **kwargs)
     for arg, v in (("num_heads", num_heads), ("key_dim", key_dim)):
       if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
@@ -396,7 +397,11 @@ class MultiHeadAttention(Layer):
       # mask: (batch..., T_q..., T_k...) -> broadcast over heads
       m = _a.expand_dims(mask, len(batch))
       sc = shaped(scores, full)
-      sc = sc + (1.0 - _m.cast(m, sc.dtype)) * -_big(sc.dtype)
+      if self._softmax_robust_masking:  # masked scores replaced, not shifted
+        sc = _a.where(_a.broadcast_to(m, _a.shape(sc)), sc,
+                      _a.fill(_a.shape(sc), _m.cast(-_big(sc.dtype), sc.dtype)))
+      else:
+        sc = sc + (1.0 - _m.cast(m, sc.dtype)) * -_big(sc.dtype)
       scores = _a.reshape(sc, _a.shape(scores)) if not all(
           isinstance(d, int) for d in full) else _a.reshape(sc, scores.shape.as_list())
     probs = _nn.softmax(scores)
@@ -432,5 +437,6 @@ class MultiHeadAttention(Layer):
         "bias_constraint": _config(self.bias_constraint),
         "query_shape": shapes[0] if shapes else None,
         "key_shape": shapes[2] if shapes else None,
-        "value_shape": shapes[1] if shapes else None})
+        "value_shape": shapes[1] if shapes else None,
+        "softmax_robust_masking": self._softmax_robust_masking})
     return config
