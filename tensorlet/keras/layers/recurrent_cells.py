@@ -269,10 +269,11 @@ class LSTMCell(_Cell):
     h, c = states[0], states[1]
     if rdp is not None:
       h = h * rdp
-    z = xp + _m.matmul(h, self.recurrent_kernel)
     if self.activation is activations.tanh and self.recurrent_activation is activations.sigmoid:
-      h, c = rnn_ops.lstm_gates(z, c)  # the default activations: one fused kernel per step
+      # the default activations: one fused kernel per step, matmul included
+      h, c = rnn_ops.lstm_step(xp, h, c, self.recurrent_kernel)
       return h, [h, c]
+    z = xp + _m.matmul(h, self.recurrent_kernel)
     i, f, g, o = _a.split(z, 4, axis=-1)
     ra = self.recurrent_activation
     c = ra(f) * c + ra(i) * self.activation(g)
