@@ -468,3 +468,4 @@ ALL = [
     ("w5", w5_conv),
     ("demo_fit_epoch", demo_fit_epoch),
 ]
+ALL += __import__("workloads_seq").ALL  # LSTM and Transformer training steps

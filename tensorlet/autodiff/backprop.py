@@ -46,7 +46,10 @@ def unbroadcast(g, x, rec=None):
     return g
   if kind == "broadcast" and _not_broadcast(x, rec.inputs, gs):
     return g
-  return math_ops.sum_to_shape(g, array_ops.shape(x))
+  out = math_ops.sum_to_shape(g, array_ops.shape(x))
+  if xs.rank is not None and hasattr(out, "op"):
+    out.set_shape(xs)  # the result has x's shape: keeps while_loop gradients' shapes known
+  return out
 
 
 def _not_broadcast(x, inputs, gs):

@@ -284,7 +284,10 @@ def tensordot(a, b, axes, name=None):
   bm = _to_matrix(b, ax_b, free_b)
   out = matmul(am, bm)
   dims = [_dim(a, i) for i in free_a] + [_dim(b, i) for i in free_b]
-  return array_ops.reshape(out, dims)
+  res = array_ops.reshape(out, dims)
+  if hasattr(res, "op"):  # a dynamic reshape loses the static dims known here
+    res.set_shape([a.shape[i] for i in free_a] + [b.shape[i] for i in free_b])
+  return res
 
 
 def _to_matrix(x, rows, cols):

@@ -59,11 +59,19 @@ def VariantZerosLike(v):
 
 @op("VariantAddN", dtypes=_V, shape=_vshape)
 def VariantAddN(*vs):
-  n = max(len(_items(v)) for v in vs)
-  out = [None] * n
-  for v in vs:
-    for i, x in enumerate(_items(v)):
-      if x is not None and not isinstance(x, Variant):
+  none = id(None)  # NOTE: counted by id: `==` on arrays would compare elementwise
+  lists = sorted((_items(v) for v in vs), key=lambda items: list(map(id, items)).count(none))
+  n = max(len(items) for items in lists)
+  # NOTE: the densest list is copied whole and only the others' written slots are
+  # visited: a loop's gradient list grows by one slot per iteration, so adding slot by
+  # slot would cost O(length) Python steps every iteration.
+  out = list(lists[0]) + [None] * (n - len(lists[0]))
+  if Variant in set(map(type, out)):
+    out = [None if isinstance(x, Variant) else x for x in out]
+  for items in lists[1:]:
+    for i in [i for i, x in enumerate(items) if x is not None]:
+      x = items[i]
+      if not isinstance(x, Variant):
         out[i] = x if out[i] is None else out[i] + x
   return Variant(tuple(out))
 
@@ -84,10 +92,12 @@ def TensorListSetItem(lst, index, item, *, dynamic_size, element_dtype, element_
       raise InvalidArgumentError(None, None, f"Tried to write to index {i} but array is not "
                                  f"resizeable and size is: {len(items)}")
     items.extend([None] * (i + 1 - len(items)))
-  arr = np.asarray(item)
-  if element_shape is not None and not element_shape.is_compatible_with(arr.shape):
+  got = np.shape(item)
+  if element_shape is not None and element_shape.rank is not None and (
+      element_shape.rank != len(got) or
+      any(w is not None and w != g for w, g in zip(element_shape.as_list(), got))):
     raise InvalidArgumentError(None, None, f"Could not write to TensorArray index {i} because "
-                               f"the value shape is {list(arr.shape)} which is incompatible "
+                               f"the value shape is {list(got)} which is incompatible "
                                f"with the TensorArray's inferred element shape: "
                                f"{element_shape}")
   items[i] = item

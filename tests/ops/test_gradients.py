@@ -55,7 +55,8 @@ def test_traced_gradient_matches_eager(case, dims):
                                       for x in xs]
   g = lambda *a: _tape_grads(case, list(a))  # noqa: E731
   # NOTE: fixed arity: tf.function's input_signature does not bind *args yet.
-  fixed = [lambda a: g(a), lambda a, b: g(a, b), lambda a, b, c: g(a, b, c)][len(ts) - 1]
+  fixed = [lambda a: g(a), lambda a, b: g(a, b), lambda a, b, c: g(a, b, c),
+           lambda a, b, c, d: g(a, b, c, d)][len(ts) - 1]
   try:
     traced = tf.function(fixed, input_signature=sig)(*ts)
   except ValueError as e:

@@ -309,6 +309,12 @@ class Model(Layer):
   def predict_on_batch(self, x):
     return nest.map_structure(lambda t: t.numpy(), self(x, training=False))
 
+  def reset_states(self):
+    """Resets the states of the model's stateful layers (stateful RNNs)."""
+    for layer in self._flatten_layers(include_self=False):
+      if getattr(layer, "stateful", False) and hasattr(layer, "reset_states"):
+        layer.reset_states()
+
   # ------------------------------------------------------------------ weights
   def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None,
            signatures=None, options=None, save_traces=True):

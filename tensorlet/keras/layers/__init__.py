@@ -40,6 +40,11 @@ from tensorlet.keras.layers.activation import (ELU, LeakyReLU, PReLU, ReLU,  # n
                                                Softmax, ThresholdedReLU)
 from tensorlet.keras.layers.lambda_layer import Lambda  # noqa: F401
 from tensorlet.keras.layers.tf_op_layer import SlicingOpLambda, TFOpLambda  # noqa: F401
+from tensorlet.keras.layers.attention import AdditiveAttention, Attention, MultiHeadAttention
+from tensorlet.keras.layers.recurrent import RNN, StackedRNNCells
+from tensorlet.keras.layers.recurrent_cells import (GRU, LSTM, GRUCell, LSTMCell, SimpleRNN,
+                                                    SimpleRNNCell)
+from tensorlet.keras.layers.recurrent_wrappers import Bidirectional, TimeDistributed
 from tensorlet.keras.layers.pooling import (AveragePooling2D, AvgPool2D, GlobalAveragePooling2D,
                                             GlobalAvgPool2D, GlobalMaxPool2D,
                                             GlobalMaxPooling2D, MaxPool2D, MaxPooling2D)
@@ -50,3 +55,6 @@ __all__ = ["Layer", "InputSpec", "Input", "InputLayer", "Dense", "Activation", "
            "Flatten", "Reshape", "Embedding", "Conv2D", "Convolution2D", "MaxPooling2D",
            "MaxPool2D", "AveragePooling2D", "AvgPool2D", "GlobalAveragePooling2D",
            "GlobalAvgPool2D", "GlobalMaxPooling2D", "GlobalMaxPool2D", "BatchNormalization"]
+__all__ += ["RNN", "StackedRNNCells", "SimpleRNN", "LSTM", "GRU", "SimpleRNNCell", "LSTMCell",
+            "GRUCell", "Bidirectional", "TimeDistributed", "Attention", "AdditiveAttention",
+            "MultiHeadAttention"]
