@@ -247,6 +247,9 @@ class Model(Layer):
       cbs.on_epoch_end(epoch, epoch_logs)
       if self.stop_training:
         break
+    finalize = getattr(self.optimizer, "finalize_variable_values", None)
+    if finalize is not None:
+      finalize(self.trainable_variables)  # EMA weights replace the trained ones, as Keras 2
     cbs.on_train_end(logs=epoch_logs)
     return self.history
 

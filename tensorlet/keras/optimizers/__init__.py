@@ -1,15 +1,24 @@
-"""tf.keras.optimizers: SGD, Adam, RMSprop, Adagrad and `get`."""
+"""tf.keras.optimizers: SGD, Adam, AdamW, Adamax, Nadam, RMSprop, Adagrad, Adadelta, Ftrl,
+Lion, the `legacy` names, `schedules` and `get`."""
 from tensorlet.keras.optimizers import schedules
+from tensorlet.keras.optimizers.adadelta import Adadelta
 from tensorlet.keras.optimizers.adagrad import Adagrad
 from tensorlet.keras.optimizers.adam import Adam
+from tensorlet.keras.optimizers.adamax import Adamax
+from tensorlet.keras.optimizers.adamw import AdamW
+from tensorlet.keras.optimizers.ftrl import Ftrl
+from tensorlet.keras.optimizers.lion import Lion
+from tensorlet.keras.optimizers.nadam import Nadam
 from tensorlet.keras.optimizers.optimizer import Optimizer
 from tensorlet.keras.optimizers.rmsprop import RMSprop
 from tensorlet.keras.optimizers.sgd import SGD
+from tensorlet.keras.optimizers import legacy  # noqa: E402  (after the classes it names)
 
-__all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "Adagrad", "schedules", "get", "serialize",
-           "deserialize"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adamax", "Nadam", "RMSprop", "Adagrad",
+           "Adadelta", "Ftrl", "Lion", "legacy", "schedules", "get", "serialize", "deserialize"]
 
-_CLASSES = {c.__name__: c for c in (SGD, Adam, RMSprop, Adagrad)}
+_CLASSES = {c.__name__: c for c in (SGD, Adam, AdamW, Adamax, Nadam, RMSprop, Adagrad,
+                                    Adadelta, Ftrl, Lion)}
 _CANONICAL = {name.lower(): name for name in _CLASSES}
 
 
@@ -24,6 +33,11 @@ def deserialize(config, custom_objects=None):
   from tensorlet.keras.utils.serialization import deserialize_object
   if isinstance(config, str):
     config = {"class_name": _CANONICAL.get(config.lower(), config), "config": {}}
+  elif isinstance(config, dict) and config.get("config", {}).get("is_legacy_optimizer"):
+    config = dict(config, config=dict(config["config"]))
+    config["config"].pop("is_legacy_optimizer")
+    for key in ("decay",):
+      config["config"].pop(key, None)
   return deserialize_object(config, custom_objects, _CLASSES, {}, "optimizer")
 
 
