@@ -8,6 +8,9 @@ def __getattr__(name):
   if name == "Progbar":
     from tensorlet.keras.utils.progbar import Progbar
     return Progbar
+  if name == "Sequence":
+    from tensorlet.keras.utils.data_utils import Sequence
+    return Sequence
   raise AttributeError(f"module 'tensorlet.keras.utils' has no attribute '{name}'")
 
 
