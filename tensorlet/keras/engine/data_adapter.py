@@ -314,6 +314,7 @@ class DataHandler:
     if steps == -1:
       steps = None
     self.insufficient_data = False
+    self.start_step = 0  # the next epoch begins at this step (a resumed fit)
     self._iterator = None
     if _is_dataset(x):
       _no_extra("dataset", y, sample_weight)
@@ -349,7 +350,11 @@ class DataHandler:
       return
     if self._iterator is None or self._adapter.recreate:
       self._iterator = self._adapter.iterator()
-    step = 0
+    step, self.start_step = self.start_step, 0
+    for _ in range(step):
+      # NOTE: a fit resumed mid-epoch skips the batches the backup had seen, so it
+      # goes on exactly where it stopped (Keras 2 reuses the epoch's first batches).
+      next(self._iterator, None)
     while self.steps is None or step < self.steps:
       try:
         batch = next(self._iterator)

@@ -228,7 +228,13 @@ class Model(Layer):
     cbs = self._callbacks(callbacks, self, True, verbose, epochs, data.steps)
     self.stop_training = False
     train_function = self.make_train_function()
+    self._tl_resume_at = None
     cbs.on_train_begin()
+    resume = self._tl_resume_at  # set by BackupAndRestore when it restored a backup
+    if resume is not None:
+      initial_epoch, data.start_step = resume
+      if data.steps is not None and data.start_step >= data.steps:
+        initial_epoch, data.start_step = initial_epoch + 1, 0
     logs = epoch_logs = None
     for epoch in range(initial_epoch, epochs):
       self.reset_metrics()
