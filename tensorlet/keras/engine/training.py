@@ -69,6 +69,11 @@ class Model(Layer):
                       f"arguments include \"cloning\", \"experimental_run_tf_function\", "
                       f"\"distribute\", \"target_tensors\", or \"sample_weight_mode\".")
     self.optimizer = optimizers.get(optimizer)
+    if self._tl_policy.name == "mixed_float16":
+      # As Keras 2: float16 gradients need loss scaling to train as float32 does.
+      from tensorlet.keras.mixed_precision import LossScaleOptimizer
+      if not isinstance(self.optimizer, LossScaleOptimizer):
+        self.optimizer = LossScaleOptimizer(self.optimizer)
     self.loss = loss
     self.compiled_loss = compile_utils.LossesContainer(loss, loss_weights)
     self.compiled_metrics = compile_utils.MetricsContainer(metrics, weighted_metrics, loss)
