@@ -163,3 +163,23 @@ def test_demo_convnet_trains_with_float16_compute():
       assert all(w.dtype == np.float32 for w in model.get_weights())
   assert accuracy["float32"] > 0.6
   assert abs(accuracy["mixed_float16"] - accuracy["float32"]) < 0.05, accuracy
+
+
+def test_batch_norm_statistics_stay_float32_and_early_overflows_are_skipped():
+  MP.set_global_policy("mixed_float16")
+  x = np.random.default_rng(2).uniform(size=(4, 6, 6, 3)).astype(np.float32)
+  bn = tf.keras.layers.BatchNormalization(momentum=0.5)
+  assert bn(x, training=True).dtype == tf.float16
+  assert bn.moving_mean.numpy().dtype == np.float32
+  np.testing.assert_allclose(bn.moving_mean.numpy(), 0.5 * x.mean((0, 1, 2)), rtol=2e-3)
+  model = tf.keras.Sequential([tf.keras.Input((6, 6, 3)), tf.keras.layers.Conv2D(4, 3),
+                               tf.keras.layers.BatchNormalization(), tf.keras.layers.Flatten(),
+                               tf.keras.layers.Dense(2)])
+  model.compile("adam", "mse")
+  with np.errstate(all="ignore"):
+    h = model.fit(x, np.ones((4, 2)), epochs=8, verbose=0)
+  losses = h.history["loss"]
+  # the first steps overflow float16 at scale 2**15: skipped until the scale fits
+  skipped = sum(1 for a, b in zip(losses, losses[1:]) if a == b)
+  assert float(model.optimizer.loss_scale) == 2.0 ** (15 - skipped)
+  assert losses[-1] < losses[0]

@@ -59,6 +59,25 @@ class AutoCastVariable(Variable):
   def true_dtype(self):
     return self._dtype
 
+  def _same_dtype(self, value):
+    # Updates computed in the compute dtype (e.g. BatchNormalization's moving
+    # statistics) are stored in the variable's dtype.
+    from tensorlet.tensor import Tensor
+    if isinstance(value, Tensor) and value.dtype is not self._dtype and \
+        value.dtype.is_floating:
+      from tensorlet.ops import math_ops
+      return math_ops.cast(value, self._dtype)
+    return value
+
+  def assign(self, value, *args, **kwargs):
+    return super().assign(self._same_dtype(value), *args, **kwargs)
+
+  def assign_add(self, delta, *args, **kwargs):
+    return super().assign_add(self._same_dtype(delta), *args, **kwargs)
+
+  def assign_sub(self, delta, *args, **kwargs):
+    return super().assign_sub(self._same_dtype(delta), *args, **kwargs)
+
 
 def as_dtype_or_none(name):
   return None if name is None else _dt.as_dtype(name)
