@@ -248,13 +248,22 @@ def ResourceApplyKerasAdadelta(var, accum_grad, accum_delta, lr, grad, *, rho, e
   w, ag, ad = _writable(var), _writable(accum_grad), _writable(accum_delta)
   g = _grad("ResourceApplyKerasAdadelta", w, grad)
   f = w.dtype.type
+  t = np.square(g)
+  t *= f(1.0 - rho)
   ag *= f(rho)
-  ag += f(1.0 - rho) * np.square(g)
-  delta = -np.sqrt(ad + f(epsilon)) * g / np.sqrt(ag + f(epsilon))
+  ag += t
+  delta = ad + f(epsilon)
+  np.sqrt(delta, out=delta)
+  np.add(ag, f(epsilon), out=t)
+  np.sqrt(t, out=t)
+  delta /= t
+  delta *= g  # -delta of the docstring
+  np.square(delta, out=t)
+  t *= f(1.0 - rho)
   ad *= f(rho)
-  ad += f(1.0 - rho) * np.square(delta)
+  ad += t
   delta *= f(float(lr))
-  w += delta
+  w -= delta
   _done((var, w), (accum_grad, ag), (accum_delta, ad))
   return ()
 
@@ -270,11 +279,24 @@ def ResourceApplyKerasFtrl(var, accum, linear, lr, grad, *, lr_power, l1, l2, l2
   f = w.dtype.type
   lr = float(lr)
   l2 = l2 + beta / (2.0 * lr)
-  new_n = n + np.square(g)
-  z += g + f(2.0 * l2_shrinkage) * w - (new_n ** f(-lr_power) - n ** f(-lr_power)) / f(lr) * w
-  quadratic = new_n ** f(-lr_power) / f(lr) + f(2.0 * l2)
-  w[...] = (np.clip(z, -l1, l1) - z) / quadratic
-  n[...] = new_n
+
+  def power(a):  # a^-lr_power; a square root for the default -0.5
+    return np.sqrt(a) if lr_power == -0.5 else a ** f(-lr_power)
+  old_p = power(n)
+  n += np.square(g)
+  new_p = power(n)
+  old_p -= new_p
+  old_p *= f(1.0 / lr)
+  old_p *= w  # -(n'^-p - n^-p) / lr * var
+  old_p += g
+  if l2_shrinkage:
+    old_p += f(2.0 * l2_shrinkage) * w
+  z += old_p
+  new_p *= f(1.0 / lr)
+  new_p += f(2.0 * l2)
+  np.clip(z, -l1, l1, out=w)
+  w -= z
+  w /= new_p
   _done((var, w), (accum, n), (linear, z))
   return ()
 

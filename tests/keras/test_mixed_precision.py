@@ -183,3 +183,27 @@ def test_batch_norm_statistics_stay_float32_and_early_overflows_are_skipped():
   skipped = sum(1 for a, b in zip(losses, losses[1:]) if a == b)
   assert float(model.optimizer.loss_scale) == 2.0 ** (15 - skipped)
   assert losses[-1] < losses[0]
+
+
+def test_checkpoints_keep_the_loss_scale_and_inner_slots(tmp_path):
+  MP.set_global_policy("mixed_float16")
+
+  def make():
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+    model.compile(tf.keras.optimizers.Adam(0.01), "mse")
+    return model
+  rng = np.random.default_rng(3)
+  x, y = rng.uniform(size=(8, 3)).astype(np.float32), rng.uniform(size=(8, 2)).astype(np.float32)
+  model = make()
+  model.optimizer._loss_scale.assign(512.0)
+  model.fit(x, y, epochs=3, verbose=0)
+  model.save_weights(str(tmp_path / "w"))
+  other = make()
+  other.fit(x[:1], y[:1], epochs=1, verbose=0)
+  other.load_weights(str(tmp_path / "w"))
+  assert float(other.optimizer.loss_scale) == 512.0
+  assert int(other.optimizer.dynamic_counter.numpy()) == 3
+  assert int(other.optimizer.iterations.numpy()) == 3
+  for a, b in zip(model.optimizer.variables, other.optimizer.variables):
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+  np.testing.assert_array_equal(model.get_weights()[0], other.get_weights()[0])
