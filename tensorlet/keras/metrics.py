@@ -8,7 +8,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.keras import losses as _losses
 from tensorlet.keras.utils.serialization import deserialize_object
 from tensorlet.keras.losses import squeeze_or_expand_dimensions
-from tensorlet.module import Module, _camel_to_snake
+from tensorlet.module import Module
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
 from tensorlet.tensor import convert_to_tensor
@@ -37,8 +37,12 @@ class Metric(Module):
 
   def __init__(self, name=None, dtype=None, **kwargs):
     super().__init__()
-    # NOTE: Keras metric names need not be identifiers ("val loss" is fine).
-    self._name = name if name is not None else _camel_to_snake(type(self).__name__)
+    # NOTE: Keras metric names need not be identifiers ("val loss" is fine); unnamed
+    # metrics get unique names ("auc", "auc_1", ...) as Keras 2's layers do.
+    if name is None:
+      from tensorlet.keras import backend
+      name = backend.unique_object_name(backend.to_snake_case(type(self).__name__))
+    self._name = name
     self._dtype = _dt.as_dtype(dtype) if dtype is not None else _dt.float32
     self._weights = []
 

@@ -182,7 +182,7 @@ def test_mean_iou():
   m = metrics.MeanIoU(num_classes=4, sparse_y_pred=False)
   m.update_state(LAB, L)
   np.testing.assert_allclose(m.result().numpy(), _np_miou(LAB, L.argmax(-1), 4), rtol=1e-6)
-  assert m.name == "mean_io_u" and m.get_config()["num_classes"] == 4
+  assert m.name.startswith("mean_io_u") and m.get_config()["num_classes"] == 4
   again = metrics.MeanIoU.from_config(m.get_config())
   assert again.sparse_y_pred is False
 
@@ -293,7 +293,10 @@ def test_confusion_configs_names_and_errors():
   assert cfg == {"thresholds": [0.3, 0.7], "top_k": None, "class_id": 1, "name": "p",
                  "dtype": "float32"}
   assert metrics.Precision.from_config(cfg).thresholds == [0.3, 0.7]
+  tf.keras.backend.clear_session()
   assert metrics.TruePositives().name == "true_positives" and metrics.AUC().name == "auc"
+  # unnamed metrics get unique names, as Keras 2's: two AUCs log "auc" and "auc_1"
+  assert metrics.AUC().name == "auc_1" and metrics.AUC(name="auc").name == "auc"
   cfg = metrics.AUC(curve="PR", multi_label=True, num_labels=3).get_config()
   assert cfg["curve"] == "PR" and cfg["num_labels"] == 3 and "thresholds" not in cfg
   a = metrics.deserialize(metrics.serialize(metrics.AUC(num_thresholds=9)))
@@ -318,6 +321,7 @@ def test_confusion_configs_names_and_errors():
 
 
 def test_compiled_string_names_build_these_metrics():
+  tf.keras.backend.clear_session()
   model = tf.keras.Sequential([tf.keras.layers.Dense(1, activation="sigmoid")])
   model.compile("sgd", "binary_crossentropy",
                 metrics=["AUC", tf.keras.metrics.Precision(name="prec"), "Recall"])
