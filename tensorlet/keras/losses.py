@@ -479,7 +479,7 @@ _FUNCTIONS = {f.__name__: f for f in (
     categorical_focal_crossentropy)}
 _FUNCTIONS.update(mse=mse, MSE=mse, mae=mae, MAE=mae, msle=msle, MSLE=msle, mape=mape,
                   MAPE=mape, kld=kld, KLD=kld, kullback_leibler_divergence=kld,
-                  logcosh=log_cosh)
+                  logcosh=log_cosh, huber_loss=huber)
 
 
 def serialize(loss):

@@ -122,11 +122,19 @@ def test_steps_per_epoch_continues_the_array_stream():
   model.fit(x, x, batch_size=2, epochs=3, steps_per_epoch=2, shuffle=False, verbose=0)
   # five batches a pass: epoch 2 goes on where epoch 1 stopped, epoch 3 starts pass 2
   assert model.seen == [0.0, 2.0, 4.0, 6.0, 8.0, 0.0]
-  # given steps, arrays repeat without end (as Keras 2): 12 steps over 5-batch passes
+  # 12 steps over three 5-batch passes (one per epoch, as Keras 2)
   model.seen = []
   h = model.fit(x, x, batch_size=2, epochs=3, steps_per_epoch=4, shuffle=False, verbose=0)
   assert model.seen == [0.0, 2.0, 4.0, 6.0, 8.0, 0.0, 2.0, 4.0, 6.0, 8.0, 0.0, 2.0]
   assert len(h.history["loss"]) == 3
+  # 18 steps asked of 15 batches: the third epoch gets 3 and training stops there
+  model.seen = []
+  with pytest.warns(UserWarning, match="Your input ran out of data"):
+    h = model.fit(x, x, batch_size=2, epochs=3, steps_per_epoch=6, shuffle=False, verbose=0)
+  assert len(model.seen) == 15 and len(h.history["loss"]) == 3
+  # evaluate and predict stop at the end of the arrays, whatever `steps` says
+  with pytest.warns(UserWarning, match="ran out of data"):
+    assert model.predict(x, batch_size=2, steps=7, verbose=0).shape == (10, 1)
 
 
 def _gen(n, with_y=True):

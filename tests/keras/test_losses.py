@@ -288,6 +288,7 @@ def test_more_loss_aliases_and_configs():
   assert losses.mape is losses.MAPE is losses.mean_absolute_percentage_error
   assert losses.logcosh is losses.log_cosh
   assert losses.get("kld") is losses.kl_divergence and losses.get("huber") is losses.huber
+  assert losses.get("huber_loss") is losses.huber  # as tf_keras
   assert losses.Huber(0.3).get_config() == {"reduction": "auto", "name": "huber_loss",
                                            "delta": 0.3, "fn": "huber"}
   cfg = losses.BinaryFocalCrossentropy(gamma=3.0).get_config()

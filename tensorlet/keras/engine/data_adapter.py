@@ -2,8 +2,8 @@
 Python generator or a keras.utils.Sequence.
 
 As Keras 2's DataHandler: arrays are one stream of batches over `epochs`
-passes (a new shuffle each pass; endless when `steps` is given), so a
-`steps_per_epoch` smaller than a pass continues where the last epoch stopped; a Dataset is iterated afresh each epoch
+passes (a new shuffle each pass), so a `steps_per_epoch` smaller than a pass
+continues where the last epoch stopped; a Dataset is iterated afresh each epoch
 unless `steps` asks for a different number of batches than it holds; a
 generator is one stream; a Sequence is indexed afresh each epoch (in a new
 order with `shuffle`) and told `on_epoch_end`. Data that ends before the
@@ -203,9 +203,7 @@ class _Arrays:
     return rng.permutation(self._n)
 
   def iterator(self):
-    passes = 0
-    while self._passes is None or passes < self._passes:
-      passes += 1
+    for _ in range(self._passes):
       order = self._order() if self._shuffle else None
       for step in range(self.size):
         lo = step * self._batch_size
@@ -331,9 +329,7 @@ class DataHandler:
     else:
       if x is None:
         raise ValueError("Expected input data `x`, got None.")
-      # NOTE: as Keras 2, given steps the arrays repeat without end.
-      self._adapter = _Arrays(x, y, sample_weight, batch_size, shuffle,
-                              None if steps is not None else epochs)
+      self._adapter = _Arrays(x, y, sample_weight, batch_size, shuffle, epochs)
     self._user_steps = steps
     self.steps = steps if steps is not None else self._adapter.size
 
