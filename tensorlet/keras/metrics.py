@@ -198,10 +198,18 @@ class MeanMetricWrapper(Mean):
   def get_config(self):
     config = super().get_config()
     config.update(self._fn_kwargs)
+    if type(self) is MeanMetricWrapper:
+      config["fn"] = getattr(self._fn, "__name__", self._fn)
     return config
 
   @classmethod
   def from_config(cls, config):
+    config = dict(config)
+    if cls is MeanMetricWrapper:
+      fn = config.pop("fn")
+      if isinstance(fn, str) and fn not in _FUNCTIONS:
+        fn = _losses.get(fn)  # a loss function used as a metric
+      return cls(get(fn), **config)
     return cls(**config)
 
 

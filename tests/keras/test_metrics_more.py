@@ -333,3 +333,13 @@ def test_compiled_string_names_build_these_metrics():
   tp, fp, _, fn = _counts(y, pred, [0.5])
   assert logs["prec"] == pytest.approx(tp[0] / (tp[0] + fp[0]) if tp[0] + fp[0] else 0.0)
   assert logs["auc"] == pytest.approx(_np_auc(y, pred), rel=1e-5)
+
+
+def test_mean_metric_wrapper_config_names_its_function():
+  w = metrics.MeanMetricWrapper(tf.keras.losses.huber, name="h", delta=0.5)
+  cfg = w.get_config()
+  assert cfg == {"name": "h", "dtype": "float32", "delta": 0.5, "fn": "huber"}
+  again = metrics.MeanMetricWrapper.from_config(cfg)
+  again.update_state(Y, L)
+  w.update_state(Y, L)
+  np.testing.assert_allclose(again.result().numpy(), w.result().numpy())
