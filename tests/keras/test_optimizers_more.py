@@ -360,3 +360,23 @@ def test_schedules_against_numpy_and_configs():
   cfg = optimizers.serialize(opt)
   assert cfg["config"]["learning_rate"]["class_name"] == "CosineDecay"
   assert isinstance(optimizers.deserialize(cfg)._learning_rate, optimizers.schedules.CosineDecay)
+
+
+def test_variables_in_keras_order():
+  """The names and order tf_keras 2.21 gives (save files list optimizer variables so)."""
+  a, b = tf.Variable([1.0, 2.0], name="a"), tf.Variable([[3.0]], name="b")
+  want = {
+      "Adam": ["m/a", "v/a", "m/b", "v/b"],
+      "SGD": ["average/a", "average/b", "m/a", "m/b"],
+      "RMSprop": ["velocity/a", "velocity/b", "momentum/a", "momentum/b", "average_gradient/a",
+                  "average_gradient/b"],
+      "Ftrl": ["accumulator/a", "linear/a", "accumulator/b", "linear/b"],
+      "Adadelta": ["accumulated_grad/a", "accumulated_delta_var/a", "accumulated_grad/b",
+                   "accumulated_delta_var/b"],
+      "Adamax": ["m/a", "u/a", "m/b", "u/b"], "Lion": ["m/a", "m/b"]}
+  make = {"SGD": lambda: optimizers.SGD(momentum=0.9, use_ema=True),
+          "RMSprop": lambda: optimizers.RMSprop(momentum=0.5, centered=True)}
+  for name, slots in want.items():
+    opt = make.get(name, getattr(optimizers, name))()
+    opt.apply_gradients([(tf.ones([2]), a), (tf.ones([1, 1]), b)])
+    assert [v.name for v in opt.variables] == ["iteration:0"] + [f"{name}/{s}:0" for s in slots]

@@ -107,10 +107,22 @@ class Optimizer:
 
   lr = learning_rate
 
+  # Slots created in separate loops over the variables by Keras 2's `build`
+  # (RMSprop), which orders `variables`; None: all of a variable's slots together.
+  _SLOT_GROUPS = None
+
   @property
   def variables(self):
-    """`iterations` then the slot variables in creation order."""
-    return [self._iterations] + [s for _, _, s in self._slot_list]
+    """`iterations`, then the slot variables in Keras 2's order: the EMA averages, then
+    each variable's slots (or, where Keras builds them in separate loops, each kind of
+    slot for every variable in turn)."""
+    slots = [(v, n, s) for v, n, s in self._slot_list if n != "average"]
+    out = [self._iterations] + [s for _, n, s in self._slot_list if n == "average"]
+    if self._SLOT_GROUPS is None:
+      return out + [s for _, _, s in slots]
+    for group in self._SLOT_GROUPS:
+      out += [s for _, n, s in slots if n in group]
+    return out
 
   def _tl_slot_variables(self):
     return iter(self._slot_list)
