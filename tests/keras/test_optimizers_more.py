@@ -380,3 +380,11 @@ def test_variables_in_keras_order():
     opt = make.get(name, getattr(optimizers, name))()
     opt.apply_gradients([(tf.ones([2]), a), (tf.ones([1, 1]), b)])
     assert [v.name for v in opt.variables] == ["iteration:0"] + [f"{name}/{s}:0" for s in slots]
+
+
+def test_legacy_serialization_round_trip():
+  cfg = optimizers.serialize(L.RMSprop(0.01, decay=0.1))
+  assert cfg["config"]["is_legacy_optimizer"] is True and cfg["config"]["decay"] == 0.1
+  again = optimizers.deserialize(cfg)
+  assert type(again) is L.RMSprop and again.decay == 0.1
+  assert optimizers.serialize(optimizers.RMSprop())["config"]["is_legacy_optimizer"] is False

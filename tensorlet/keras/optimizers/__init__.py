@@ -23,9 +23,13 @@ _CANONICAL = {name.lower(): name for name in _CLASSES}
 
 
 def serialize(optimizer):
-  """{'module', 'class_name', 'config', 'registered_name'} as Keras writes it."""
+  """{'module', 'class_name', 'config', 'registered_name'} as Keras writes it (legacy
+  optimizers marked `is_legacy_optimizer`)."""
+  config = optimizer.get_config()
+  if isinstance(optimizer, legacy._Legacy):
+    config["is_legacy_optimizer"] = True
   return {"module": "keras.optimizers", "class_name": type(optimizer).__name__,
-          "config": optimizer.get_config(), "registered_name": None}
+          "config": config, "registered_name": None}
 
 
 def deserialize(config, custom_objects=None):
@@ -36,8 +40,8 @@ def deserialize(config, custom_objects=None):
   elif isinstance(config, dict) and config.get("config", {}).get("is_legacy_optimizer"):
     config = dict(config, config=dict(config["config"]))
     config["config"].pop("is_legacy_optimizer")
-    for key in ("decay",):
-      config["config"].pop(key, None)
+    classes = {n: getattr(legacy, n) for n in legacy.__all__ if n != "Optimizer"}
+    return deserialize_object(config, custom_objects, classes, {}, "optimizer")
   return deserialize_object(config, custom_objects, _CLASSES, {}, "optimizer")
 
 
