@@ -1,8 +1,9 @@
 """tf.keras.mixed_precision.Policy and the global policy.
 
 A policy names the dtype a layer computes in and the dtype of its variables:
-"mixed_float16" computes in float16 with float32 variables, "mixed_bfloat16"
-in bfloat16; any other dtype name uses that dtype for both.
+"mixed_float16" computes in float16 with float32 variables; any other dtype
+name uses that dtype for both ("mixed_bfloat16" is not available: NumPy has no
+bfloat16).
 """
 from tensorlet import dtypes as _dt
 
@@ -27,8 +28,9 @@ class Policy:
     self._name = name
     if name == "mixed_float16":
       self._compute, self._variable = "float16", "float32"
-    elif name == "mixed_bfloat16":
-      self._compute, self._variable = "bfloat16", "float32"
+    elif name in ("mixed_bfloat16", "bfloat16"):
+      raise NotImplementedError(f"Policy {name!r}: tensorlet has no bfloat16 dtype (NumPy has "
+                                f"none); use 'mixed_float16'.")
     elif name == "_infer":
       self._compute = self._variable = None
     else:

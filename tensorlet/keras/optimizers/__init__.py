@@ -42,6 +42,9 @@ def deserialize(config, custom_objects=None):
     config["config"].pop("is_legacy_optimizer")
     classes = {n: getattr(legacy, n) for n in legacy.__all__ if n != "Optimizer"}
     return deserialize_object(config, custom_objects, classes, {}, "optimizer")
+  if isinstance(config, dict) and config.get("class_name") == "LossScaleOptimizer":
+    from tensorlet.keras.mixed_precision import LossScaleOptimizer
+    return LossScaleOptimizer.from_config(config.get("config", {}), custom_objects)
   return deserialize_object(config, custom_objects, _CLASSES, {}, "optimizer")
 
 
