@@ -227,3 +227,19 @@ def test_dataset_steps_and_validation_steps():
   with warnings.catch_warnings():
     warnings.simplefilter("error")
     lin.fit(ds.repeat(), epochs=2, steps_per_epoch=7, verbose=0)
+
+
+def test_metrics_with_several_thresholds_log_arrays():
+  model = K.Sequential([K.layers.Dense(1, activation="sigmoid", input_shape=(3,))])
+  model.compile("sgd", "binary_crossentropy",
+                metrics=[K.metrics.Precision(thresholds=[0.3, 0.6], name="p"),
+                         K.metrics.AUC(multi_label=True, name="auc")])
+  labels = (X[:, :1] > 0).astype(np.float32)
+  h = model.fit(X, labels, epochs=2, verbose=0)
+  assert h.history["p"][0].shape == (2,) and isinstance(h.history["auc"][0], float)
+  logs = model.evaluate(X, labels, return_dict=True, verbose=0)
+  pred = model.predict(X, verbose=0)
+  for i, t in enumerate([0.3, 0.6]):
+    pos = pred > t
+    want = (pos & (labels > 0)).sum() / max(pos.sum(), 1)
+    assert logs["p"][i] == pytest.approx(want, rel=1e-6)

@@ -23,7 +23,14 @@ _MODEL_KWARGS = frozenset({"name", "trainable", "dtype", "dynamic", "autocast", 
 
 
 def _to_python(logs):
-  return {k: (float(v.numpy()) if isinstance(v, Tensor) else v) for k, v in logs.items()}
+  """Keras' sync_to_numpy_or_python_type: scalars as Python numbers, others as arrays
+  (a metric with several thresholds logs one value per threshold)."""
+  def value(v):
+    if not isinstance(v, Tensor):
+      return v
+    a = v.numpy()
+    return a.item() if np.ndim(a) == 0 else a
+  return {k: value(v) for k, v in logs.items()}
 
 
 class Model(Layer):
