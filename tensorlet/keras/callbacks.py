@@ -12,7 +12,8 @@ from tensorlet import _nest as nest
 from tensorlet.keras.utils.progbar import Progbar
 
 __all__ = ["Callback", "CallbackList", "History", "ProgbarLogger", "EarlyStopping",
-           "ModelCheckpoint", "TensorBoard", "LambdaCallback"]
+           "ModelCheckpoint", "TensorBoard", "LambdaCallback", "ReduceLROnPlateau",
+           "LearningRateScheduler", "CSVLogger", "TerminateOnNaN", "BackupAndRestore"]
 
 
 class Callback:
@@ -486,3 +487,283 @@ class LambdaCallback(Callback):
     for hook, fn in given.items():
       if fn is not None:
         setattr(self, hook, fn)
+
+
+def _get_lr(model):
+  opt = getattr(model, "optimizer", None)
+  if opt is None or not hasattr(opt, "lr"):
+    raise ValueError('Optimizer must have a "lr" attribute.')
+  return float(np.asarray(opt.lr.numpy() if hasattr(opt.lr, "numpy") else opt.lr))
+
+
+def _set_lr(model, value):
+  model.optimizer.learning_rate = float(value)
+
+
+class ReduceLROnPlateau(Callback):
+  """Multiplies the learning rate by `factor` (down to `min_lr`) when `monitor` has
+  not improved by `min_delta` for `patience` epochs, then waits `cooldown` epochs.
+  Adds the current rate to the epoch logs as "lr"."""
+
+  def __init__(self, monitor="val_loss", factor=0.1, patience=10, verbose=0, mode="auto",
+               min_delta=1e-4, cooldown=0, min_lr=0, **kwargs):
+    super().__init__()
+    if factor >= 1.0:
+      raise ValueError(f"ReduceLROnPlateau does not support a factor >= 1.0. Got {factor}")
+    if "epsilon" in kwargs:
+      min_delta = kwargs.pop("epsilon")
+      warnings.warn("`epsilon` argument is deprecated and will be removed, use `min_delta` "
+                    "instead.", stacklevel=2)
+    self.monitor, self.factor, self.min_lr, self.min_delta = monitor, factor, min_lr, min_delta
+    self.patience, self.verbose, self.cooldown, self.mode = patience, verbose, cooldown, mode
+    self._reset()
+
+  def _reset(self):
+    if self.mode not in ("auto", "min", "max"):
+      warnings.warn(f"Learning rate reduction mode {self.mode} is unknown, fallback to auto "
+                    f"mode.", stacklevel=3)
+      self.mode = "auto"
+    if self.mode == "min" or (self.mode == "auto" and "acc" not in self.monitor):
+      self.monitor_op = lambda a, b: np.less(a, b - self.min_delta)
+      self.best = np.inf
+    else:
+      self.monitor_op = lambda a, b: np.greater(a, b + self.min_delta)
+      self.best = -np.inf
+    self.cooldown_counter = 0
+    self.wait = 0
+
+  def on_train_begin(self, logs=None):
+    self._reset()
+
+  def in_cooldown(self):
+    return self.cooldown_counter > 0
+
+  def on_epoch_end(self, epoch, logs=None):
+    logs = logs if logs is not None else {}
+    logs["lr"] = _get_lr(self.model)
+    current = logs.get(self.monitor)
+    if current is None:
+      warnings.warn(f"Learning rate reduction is conditioned on metric `{self.monitor}` which "
+                    f"is not available. Available metrics are: {','.join(logs)}", stacklevel=2)
+      return
+    if self.in_cooldown():
+      self.cooldown_counter -= 1
+      self.wait = 0
+    if self.monitor_op(current, self.best):
+      self.best = current
+      self.wait = 0
+    elif not self.in_cooldown():
+      self.wait += 1
+      if self.wait >= self.patience:
+        old_lr = _get_lr(self.model)
+        if old_lr > np.float32(self.min_lr):
+          new_lr = max(old_lr * self.factor, self.min_lr)
+          _set_lr(self.model, new_lr)
+          if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning rate to "
+                  f"{new_lr}.")
+          self.cooldown_counter = self.cooldown
+          self.wait = 0
+
+
+class LearningRateScheduler(Callback):
+  """Sets the learning rate at the start of each epoch to `schedule(epoch, lr)` (or
+  `schedule(epoch)`); adds the rate to the epoch logs as "lr"."""
+
+  def __init__(self, schedule, verbose=0):
+    super().__init__()
+    self.schedule = schedule
+    self.verbose = verbose
+
+  def on_epoch_begin(self, epoch, logs=None):
+    from tensorlet.tensor import Tensor
+    lr = _get_lr(self.model)
+    try:
+      lr = self.schedule(epoch, lr)
+    except TypeError:  # NOTE: as Keras: a one-argument schedule
+      lr = self.schedule(epoch)
+    if not isinstance(lr, (Tensor, float, np.float32, np.float64)):
+      raise ValueError(f'The output of the "schedule" function should be float. Got: {lr}')
+    if isinstance(lr, Tensor):
+      if not lr.dtype.is_floating:
+        raise ValueError(f"The dtype of `lr` Tensor should be float. Got: {lr.dtype}")
+      lr = float(lr.numpy())
+    _set_lr(self.model, lr)
+    if self.verbose > 0:
+      print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to {lr}.")
+
+  def on_epoch_end(self, epoch, logs=None):
+    if logs is not None:
+      logs["lr"] = _get_lr(self.model)
+
+
+class CSVLogger(Callback):
+  """Writes one CSV row per epoch: "epoch" then the sorted log keys (val_ keys added
+  up front, so validation every few epochs keeps the columns; missing values "NA")."""
+
+  def __init__(self, filename, separator=",", append=False):
+    super().__init__()
+    self.sep = separator
+    self.filename = os.fspath(filename)
+    self.append = append
+    self.writer = None
+    self.keys = None
+    self.append_header = True
+    self.csv_file = None
+
+  def on_train_begin(self, logs=None):
+    mode = "w"
+    if self.append:
+      if os.path.exists(self.filename):
+        with open(self.filename) as f:
+          self.append_header = not bool(len(f.readline()))
+      mode = "a"
+    self.csv_file = open(self.filename, mode, newline="")  # noqa: SIM115
+
+  def on_epoch_end(self, epoch, logs=None):
+    import collections
+    import csv
+    logs = logs or {}
+
+    def handle_value(k):
+      if isinstance(k, str):
+        return k
+      if isinstance(k, (list, tuple, np.ndarray)) and np.ndim(k):
+        return f"\"[{', '.join(map(str, k))}]\""
+      return k
+    if self.keys is None:
+      self.keys = sorted(logs)
+      if not any(k.startswith("val_") for k in self.keys):
+        self.keys.extend(["val_" + k for k in self.keys])
+    if not self.writer:
+      sep = self.sep
+
+      class CustomDialect(csv.excel):
+        delimiter = sep
+      self.writer = csv.DictWriter(self.csv_file, fieldnames=["epoch"] + self.keys,
+                                   dialect=CustomDialect)
+      if self.append_header:
+        self.writer.writeheader()
+    row = collections.OrderedDict({"epoch": epoch})
+    row.update((k, handle_value(logs.get(k, "NA"))) for k in self.keys)
+    self.writer.writerow(row)
+    self.csv_file.flush()
+
+  def on_train_end(self, logs=None):
+    if self.csv_file is not None:
+      self.csv_file.close()
+    self.writer = None
+
+
+class TerminateOnNaN(Callback):
+  """Stops training as soon as a batch's loss is NaN or infinite."""
+
+  def on_batch_end(self, batch, logs=None):
+    loss = (logs or {}).get("loss")
+    if loss is not None:
+      loss = float(np.asarray(loss))
+      if np.isnan(loss) or np.isinf(loss):
+        print(f"Batch {batch}: Invalid loss, terminating training")
+        self.model.stop_training = True
+
+
+class BackupAndRestore(Callback):
+  """Backs up the model and its optimizer under `backup_dir` every epoch (or every
+  `save_freq` batches); a fit that starts with a backup there restores it and goes on
+  from the epoch (and batch) after the one saved. A fit that ends normally deletes the
+  backup unless `delete_checkpoint=False`.
+
+  A backup is a checkpoint plus a small JSON file naming it with its epoch and batch,
+  replaced atomically after the checkpoint is complete, so a run killed mid-save
+  resumes from the previous backup."""
+
+  _STATE = "backup_state.json"
+
+  def __init__(self, backup_dir, save_freq="epoch", delete_checkpoint=True,
+               save_before_preemption=False):
+    super().__init__()
+    if not backup_dir:
+      raise ValueError("Empty `backup_dir` argument passed")
+    if save_freq != "epoch" and (isinstance(save_freq, bool) or not isinstance(save_freq, int)
+                                 or save_freq <= 0):
+      raise ValueError(f"Unrecognized save_freq: {save_freq}. Expected save_freq are 'epoch' "
+                       f"or a positive integer")
+    if save_before_preemption:
+      raise NotImplementedError("tensorlet's BackupAndRestore does not save before "
+                                "preemption (no preemption notices): use "
+                                "save_before_preemption=False.")
+    self.backup_dir = os.fspath(backup_dir)
+    self.save_freq = save_freq
+    self.delete_checkpoint = delete_checkpoint
+    self._chief = os.path.join(self.backup_dir, "chief")
+    self._epoch = 0
+    self._batches = 0
+    self._count = 0
+
+  def _checkpoint(self):
+    from tensorlet.train.checkpoint import Checkpoint
+    return Checkpoint(model=self.model)
+
+  def _state_path(self):
+    return os.path.join(self._chief, self._STATE)
+
+  def _read_state(self):
+    import json
+    try:
+      with open(self._state_path()) as f:
+        return json.load(f)
+    except FileNotFoundError:
+      return None
+
+  def on_train_begin(self, logs=None):
+    state = self._read_state()
+    self.model._tl_resume_at = None
+    if state is None:
+      return
+    self._checkpoint().read(os.path.join(self._chief, state["checkpoint"]))
+    self._count = state.get("count", 0)
+    epoch, batch = state["epoch"], state["batch"]
+    if batch is None:
+      self.model._tl_resume_at = (epoch + 1, 0)
+    else:
+      self.model._tl_resume_at = (epoch, batch + 1)
+
+  def _save(self, epoch, batch):
+    import json
+    os.makedirs(self._chief, exist_ok=True)
+    old = self._read_state()
+    self._count += 1
+    name = f"chief-backup-{self._count}"
+    self._checkpoint().write(os.path.join(self._chief, name))
+    state = {"checkpoint": name, "epoch": epoch, "batch": batch, "count": self._count}
+    tmp = self._state_path() + ".tmp"
+    with open(tmp, "w") as f:
+      json.dump(state, f)
+      f.flush()
+      os.fsync(f.fileno())
+    os.replace(tmp, self._state_path())
+    if old is not None and old["checkpoint"] != name:
+      prefix = os.path.join(self._chief, old["checkpoint"])
+      for fn in os.listdir(self._chief):
+        path = os.path.join(self._chief, fn)
+        if path.startswith(prefix + "."):
+          os.remove(path)
+
+  def on_epoch_begin(self, epoch, logs=None):
+    self._epoch = epoch
+
+  def on_train_batch_end(self, batch, logs=None):
+    if self.save_freq != "epoch":
+      self._batches += 1
+      if self._batches >= self.save_freq:
+        self._batches = 0
+        self._save(self._epoch, batch)
+
+  def on_epoch_end(self, epoch, logs=None):
+    if self.save_freq == "epoch":
+      self._save(epoch, None)
+
+  def on_train_end(self, logs=None):
+    if self.delete_checkpoint and os.path.isdir(self.backup_dir):
+      import shutil
+      shutil.rmtree(self.backup_dir)

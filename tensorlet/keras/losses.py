@@ -19,7 +19,14 @@ __all__ = ["Reduction", "Loss", "LossFunctionWrapper", "MeanSquaredError", "Mean
            "BinaryCrossentropy", "CategoricalCrossentropy", "SparseCategoricalCrossentropy",
            "mean_squared_error", "mean_absolute_error", "binary_crossentropy",
            "categorical_crossentropy", "sparse_categorical_crossentropy", "mse", "MSE", "mae",
-           "MAE", "get", "serialize", "deserialize"]
+           "MAE", "get", "serialize", "deserialize", "Hinge", "SquaredHinge", "CategoricalHinge",
+           "Huber", "LogCosh", "KLDivergence", "Poisson", "CosineSimilarity",
+           "MeanSquaredLogarithmicError", "MeanAbsolutePercentageError",
+           "BinaryFocalCrossentropy", "CategoricalFocalCrossentropy", "hinge", "squared_hinge",
+           "categorical_hinge", "huber", "log_cosh", "logcosh", "kl_divergence", "kld", "KLD",
+           "kullback_leibler_divergence", "poisson", "cosine_similarity",
+           "mean_squared_logarithmic_error", "msle", "MSLE", "mean_absolute_percentage_error",
+           "mape", "MAPE", "binary_focal_crossentropy", "categorical_focal_crossentropy"]
 
 
 class Reduction:
@@ -182,8 +189,130 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1,
   return res
 
 
+def _maybe_convert_labels(y_true):
+  """Labels that are all 0 or 1 become -1 / 1 (Keras' hinge convention)."""
+  binary = _m.reduce_all(_m.logical_or(_m.equal(y_true, 0.0), _m.equal(y_true, 1.0)))
+  return _a.where(binary, 2.0 * y_true - 1.0, y_true)
+
+
+def hinge(y_true, y_pred):
+  """mean(max(1 - y_true * y_pred, 0), -1); 0/1 labels are taken as -1/1."""
+  y_true, y_pred = _pair(y_true, y_pred)
+  y_true = _maybe_convert_labels(y_true)
+  return _m.reduce_mean(_m.maximum(1.0 - y_true * y_pred, 0.0), axis=-1)
+
+
+def squared_hinge(y_true, y_pred):
+  """mean(max(1 - y_true * y_pred, 0)^2, -1); 0/1 labels are taken as -1/1."""
+  y_true, y_pred = _pair(y_true, y_pred)
+  y_true = _maybe_convert_labels(y_true)
+  return _m.reduce_mean(_m.square(_m.maximum(1.0 - y_true * y_pred, 0.0)), axis=-1)
+
+
+def categorical_hinge(y_true, y_pred):
+  """max(max((1 - y_true) * y_pred, -1) - sum(y_true * y_pred, -1) + 1, 0)."""
+  y_true, y_pred = _pair(y_true, y_pred)
+  pos = _m.reduce_sum(y_true * y_pred, axis=-1)
+  neg = _m.reduce_max((1.0 - y_true) * y_pred, axis=-1)
+  return _m.maximum(neg - pos + 1.0, 0.0)
+
+
+def huber(y_true, y_pred, delta=1.0):
+  """mean over -1 of 0.5 e^2 where |e| <= delta, else delta |e| - 0.5 delta^2."""
+  floatx = _dt.as_dtype(backend.floatx())
+  y_pred, y_true = _m.cast(y_pred, floatx), _m.cast(y_true, floatx)
+  delta = _m.cast(delta, floatx)
+  error = y_pred - y_true
+  abs_error = _m.abs(error)
+  return _m.reduce_mean(_a.where(abs_error <= delta, 0.5 * _m.square(error),
+                                 delta * abs_error - 0.5 * _m.square(delta)), axis=-1)
+
+
+def log_cosh(y_true, y_pred):
+  """mean(log(cosh(y_pred - y_true)), -1), computed as x + softplus(-2x) - log 2."""
+  y_true, y_pred = _pair(y_true, y_pred)
+  x = y_pred - y_true
+  return _m.reduce_mean(x + _m.softplus(-2.0 * x) - _m.cast(_m.log(2.0), x.dtype), axis=-1)
+
+
+def kl_divergence(y_true, y_pred):
+  """sum(y_true * log(y_true / y_pred), -1), both clipped to [eps, 1]."""
+  y_true, y_pred = _pair(y_true, y_pred)
+  eps = _eps(y_pred.dtype)
+  y_true = clip_ops.clip_by_value(y_true, eps, 1.0)
+  y_pred = clip_ops.clip_by_value(y_pred, eps, 1.0)
+  return _m.reduce_sum(y_true * _m.log(y_true / y_pred), axis=-1)
+
+
+def poisson(y_true, y_pred):
+  """mean(y_pred - y_true * log(y_pred + eps), -1)."""
+  y_true, y_pred = _pair(y_true, y_pred)
+  return _m.reduce_mean(y_pred - y_true * _m.log(y_pred + _eps(y_pred.dtype)), axis=-1)
+
+
+def cosine_similarity(y_true, y_pred, axis=-1):
+  """-sum(l2_normalize(y_true) * l2_normalize(y_pred), axis) (a loss: -1 is best)."""
+  y_true, y_pred = _pair(y_true, y_pred)
+  y_true = _m.l2_normalize(y_true, axis=axis)
+  y_pred = _m.l2_normalize(y_pred, axis=axis)
+  return -_m.reduce_sum(y_true * y_pred, axis=axis)
+
+
+def mean_squared_logarithmic_error(y_true, y_pred):
+  """mean((log(max(y_pred, eps) + 1) - log(max(y_true, eps) + 1))^2, -1)."""
+  y_true, y_pred = _pair(y_true, y_pred)
+  eps = _eps(y_pred.dtype)
+  first = _m.log(_m.maximum(y_pred, eps) + 1.0)
+  second = _m.log(_m.maximum(y_true, eps) + 1.0)
+  return _m.reduce_mean(_m.squared_difference(first, second), axis=-1)
+
+
+def mean_absolute_percentage_error(y_true, y_pred):
+  """100 * mean(|y_true - y_pred| / max(|y_true|, eps), -1)."""
+  y_true, y_pred = _pair(y_true, y_pred)
+  diff = _m.abs((y_true - y_pred) / _m.maximum(_m.abs(y_true), _eps(y_pred.dtype)))
+  return 100.0 * _m.reduce_mean(diff, axis=-1)
+
+
+def binary_focal_crossentropy(y_true, y_pred, apply_class_balancing=False, alpha=0.25,
+                              gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1):
+  """Mean over `axis` of (1 - p_t)^gamma * binary cross-entropy, p_t the probability
+  given to the true class; with `apply_class_balancing` weighted alpha / 1 - alpha."""
+  y_true, y_pred = _pair(y_true, y_pred)
+  if label_smoothing:
+    y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+  p = _m.sigmoid(y_pred) if from_logits else y_pred
+  p_t = y_true * p + (1.0 - y_true) * (1.0 - p)
+  focal = _m.pow(1.0 - p_t, _m.cast(gamma, p.dtype)) * \
+      _binary_crossentropy(y_true, y_pred, from_logits)
+  if apply_class_balancing:
+    focal = (y_true * alpha + (1.0 - y_true) * (1.0 - alpha)) * focal
+  return _m.reduce_mean(focal, axis=axis)
+
+
+def categorical_focal_crossentropy(y_true, y_pred, alpha=0.25, gamma=2.0, from_logits=False,
+                                   label_smoothing=0.0, axis=-1):
+  """sum over `axis` of -alpha (1 - p)^gamma y_true log(p), p the normalised, clipped
+  probabilities (softmax of logits)."""
+  y_true, y_pred = _pair(y_true, y_pred)
+  if label_smoothing:
+    n = _m.cast(_a.shape(y_true)[-1], y_pred.dtype)
+    y_true = y_true * (1.0 - label_smoothing) + label_smoothing / n
+  if from_logits:
+    y_pred = nn_ops.softmax(y_pred, axis=axis)
+  p = y_pred / _m.reduce_sum(y_pred, axis, keepdims=True)
+  eps = _eps(p.dtype)
+  p = clip_ops.clip_by_value(p, eps, 1.0 - eps)
+  focal = alpha * _m.pow(1.0 - p, _m.cast(gamma, p.dtype)) * (-y_true * _m.log(p))
+  return _m.reduce_sum(focal, axis=axis)
+
+
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
+msle = MSLE = mean_squared_logarithmic_error
+mape = MAPE = mean_absolute_percentage_error
+kld = KLD = kullback_leibler_divergence = kl_divergence
+logcosh = log_cosh
 
 
 # ------------------------------------------------------------------ classes
@@ -286,13 +415,71 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
                      from_logits=from_logits, ignore_class=ignore_class)
 
 
+def _loss_class(fn, cls_name, default_name, doc, **defaults):
+  """A LossFunctionWrapper subclass calling `fn` with keyword defaults (Keras' signature:
+  the function's options, then reduction and name)."""
+  def __init__(self, *args, reduction=Reduction.AUTO, name=default_name, **kwargs):
+    if len(args) > len(defaults):
+      raise TypeError(f"{cls_name}() takes at most {len(defaults)} positional arguments "
+                      f"({len(args)} given)")
+    kw = dict(defaults)
+    for key, value in zip(defaults, args):
+      kw[key] = value
+    for key, value in kwargs.items():
+      if key not in defaults:
+        raise TypeError(f"{cls_name}.__init__() got an unexpected keyword argument '{key}'")
+      kw[key] = value
+    LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, **kw)
+  return type(cls_name, (LossFunctionWrapper,), {"__init__": __init__, "__doc__": doc,
+                                                 "__module__": __name__})
+
+
+Hinge = _loss_class(hinge, "Hinge", "hinge", "Hinge loss of -1/1 (or 0/1) labels.")
+SquaredHinge = _loss_class(squared_hinge, "SquaredHinge", "squared_hinge",
+                           "Squared hinge loss of -1/1 (or 0/1) labels.")
+CategoricalHinge = _loss_class(categorical_hinge, "CategoricalHinge", "categorical_hinge",
+                               "Hinge loss of one-hot labels.")
+Huber = _loss_class(huber, "Huber", "huber_loss", "Quadratic within `delta`, linear outside.",
+                    delta=1.0)
+LogCosh = _loss_class(log_cosh, "LogCosh", "log_cosh", "Logarithm of the hyperbolic cosine.")
+KLDivergence = _loss_class(kl_divergence, "KLDivergence", "kl_divergence",
+                           "Kullback-Leibler divergence of y_pred from y_true.")
+Poisson = _loss_class(poisson, "Poisson", "poisson", "Poisson negative log likelihood.")
+CosineSimilarity = _loss_class(cosine_similarity, "CosineSimilarity", "cosine_similarity",
+                               "Negative cosine similarity along `axis`.", axis=-1)
+MeanSquaredLogarithmicError = _loss_class(
+    mean_squared_logarithmic_error, "MeanSquaredLogarithmicError",
+    "mean_squared_logarithmic_error", "Mean squared difference of log(1 + x).")
+MeanAbsolutePercentageError = _loss_class(
+    mean_absolute_percentage_error, "MeanAbsolutePercentageError",
+    "mean_absolute_percentage_error", "100 times the mean relative absolute error.")
+BinaryFocalCrossentropy = _loss_class(
+    binary_focal_crossentropy, "BinaryFocalCrossentropy", "binary_focal_crossentropy",
+    "Binary cross-entropy down-weighting easy examples by (1 - p_t)^gamma.",
+    apply_class_balancing=False, alpha=0.25, gamma=2.0, from_logits=False,
+    label_smoothing=0.0, axis=-1)
+CategoricalFocalCrossentropy = _loss_class(
+    categorical_focal_crossentropy, "CategoricalFocalCrossentropy",
+    "categorical_focal_crossentropy",
+    "Categorical cross-entropy down-weighting easy examples by alpha (1 - p)^gamma.",
+    alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1)
+
+
 # ------------------------------------------------------------------ lookup
-_CLASSES = {c.__name__: c for c in (MeanSquaredError, MeanAbsoluteError, BinaryCrossentropy,
-                                    CategoricalCrossentropy, SparseCategoricalCrossentropy)}
-_FUNCTIONS = {f.__name__: f for f in (mean_squared_error, mean_absolute_error,
-                                      binary_crossentropy, categorical_crossentropy,
-                                      sparse_categorical_crossentropy)}
-_FUNCTIONS.update(mse=mse, MSE=mse, mae=mae, MAE=mae)
+_CLASSES = {c.__name__: c for c in (
+    MeanSquaredError, MeanAbsoluteError, BinaryCrossentropy, CategoricalCrossentropy,
+    SparseCategoricalCrossentropy, Hinge, SquaredHinge, CategoricalHinge, Huber, LogCosh,
+    KLDivergence, Poisson, CosineSimilarity, MeanSquaredLogarithmicError,
+    MeanAbsolutePercentageError, BinaryFocalCrossentropy, CategoricalFocalCrossentropy)}
+_FUNCTIONS = {f.__name__: f for f in (
+    mean_squared_error, mean_absolute_error, binary_crossentropy, categorical_crossentropy,
+    sparse_categorical_crossentropy, hinge, squared_hinge, categorical_hinge, huber, log_cosh,
+    kl_divergence, poisson, cosine_similarity, mean_squared_logarithmic_error,
+    mean_absolute_percentage_error, binary_focal_crossentropy,
+    categorical_focal_crossentropy)}
+_FUNCTIONS.update(mse=mse, MSE=mse, mae=mae, MAE=mae, msle=msle, MSLE=msle, mape=mape,
+                  MAPE=mape, kld=kld, KLD=kld, kullback_leibler_divergence=kld,
+                  logcosh=log_cosh, huber_loss=huber)
 
 
 def serialize(loss):

@@ -8,7 +8,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.keras import losses as _losses
 from tensorlet.keras.utils.serialization import deserialize_object
 from tensorlet.keras.losses import squeeze_or_expand_dimensions
-from tensorlet.module import Module, _camel_to_snake
+from tensorlet.module import Module
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
 from tensorlet.tensor import convert_to_tensor
@@ -17,7 +17,18 @@ from tensorlet.variables import Variable
 __all__ = ["Metric", "Mean", "Sum", "MeanMetricWrapper", "Accuracy", "BinaryAccuracy",
            "CategoricalAccuracy", "SparseCategoricalAccuracy", "MeanSquaredError",
            "MeanAbsoluteError", "accuracy", "binary_accuracy", "categorical_accuracy",
-           "sparse_categorical_accuracy", "get", "serialize", "deserialize"]
+           "sparse_categorical_accuracy", "get", "serialize", "deserialize", "SumOverBatchSize",
+           "RootMeanSquaredError", "MeanAbsolutePercentageError", "MeanSquaredLogarithmicError",
+           "CosineSimilarity", "Hinge", "SquaredHinge", "CategoricalHinge", "KLDivergence",
+           "Poisson", "LogCoshError", "BinaryCrossentropy", "CategoricalCrossentropy",
+           "SparseCategoricalCrossentropy", "TopKCategoricalAccuracy",
+           "SparseTopKCategoricalAccuracy", "MeanIoU", "FBetaScore", "F1Score", "TruePositives",
+           "FalsePositives", "TrueNegatives", "FalseNegatives", "Precision", "Recall", "AUC",
+           "top_k_categorical_accuracy", "sparse_top_k_categorical_accuracy", "cosine_similarity",
+           "hinge", "squared_hinge", "categorical_hinge", "kl_divergence", "kld", "KLD",
+           "kullback_leibler_divergence", "poisson", "log_cosh", "logcosh",
+           "mean_absolute_percentage_error", "mape", "MAPE", "mean_squared_logarithmic_error",
+           "msle", "MSLE", "binary_focal_crossentropy", "categorical_focal_crossentropy"]
 
 
 class Metric(Module):
@@ -26,8 +37,12 @@ class Metric(Module):
 
   def __init__(self, name=None, dtype=None, **kwargs):
     super().__init__()
-    # NOTE: Keras metric names need not be identifiers ("val loss" is fine).
-    self._name = name if name is not None else _camel_to_snake(type(self).__name__)
+    # NOTE: Keras metric names need not be identifiers ("val loss" is fine); unnamed
+    # metrics get unique names ("auc", "auc_1", ...) as Keras 2's layers do.
+    if name is None:
+      from tensorlet.keras import backend
+      name = backend.unique_object_name(backend.to_snake_case(type(self).__name__))
+    self._name = name
     self._dtype = _dt.as_dtype(dtype) if dtype is not None else _dt.float32
     self._weights = []
 
@@ -93,6 +108,7 @@ class _Reduce(Metric):
   """Sums values (and their weights, for the weighted mean)."""
 
   _MEAN = True
+  _BY_SIZE = False  # divide by the number of values, not the sum of their weights
 
   def __init__(self, name=None, dtype=None):
     super().__init__(name=name, dtype=dtype)
@@ -115,7 +131,8 @@ class _Reduce(Metric):
       values = values * w
     self.total.assign_add(_m.reduce_sum(values))
     if self._MEAN:
-      n = _m.cast(_a.size(values), self._dtype) if sample_weight is None else _m.reduce_sum(w)
+      n = _m.cast(_a.size(values), self._dtype) if sample_weight is None or self._BY_SIZE \
+          else _m.reduce_sum(w)
       self.count.assign_add(n)
 
   def result(self):
@@ -153,6 +170,16 @@ class Sum(_Reduce):
     super().__init__(name=name, dtype=dtype)
 
 
+class SumOverBatchSize(_Reduce):
+  """The (weighted) sum of the values seen divided by the number of values (weights
+  do not count towards the divisor)."""
+
+  _BY_SIZE = True
+
+  def __init__(self, name="sum_over_batch_size", dtype=None):
+    super().__init__(name=name, dtype=dtype)
+
+
 class MeanMetricWrapper(Mean):
   """The mean of `fn(y_true, y_pred, **kwargs)` over everything seen."""
 
@@ -171,10 +198,18 @@ class MeanMetricWrapper(Mean):
   def get_config(self):
     config = super().get_config()
     config.update(self._fn_kwargs)
+    if type(self) is MeanMetricWrapper:
+      config["fn"] = getattr(self._fn, "__name__", self._fn)
     return config
 
   @classmethod
   def from_config(cls, config):
+    config = dict(config)
+    if cls is MeanMetricWrapper:
+      fn = config.pop("fn")
+      if isinstance(fn, str) and fn not in _FUNCTIONS:
+        fn = _losses.get(fn)  # a loss function used as a metric
+      return cls(get(fn), **config)
     return cls(**config)
 
 
@@ -218,13 +253,49 @@ def categorical_accuracy(y_true, y_pred):
   return sparse_categorical_accuracy(_m.argmax(y_true, axis=-1), y_pred)
 
 
+def top_k_categorical_accuracy(y_true, y_pred, k=5):
+  """1.0 where the class of one-hot y_true is among the k largest of y_pred (ties at
+  the boundary count as in)."""
+  return sparse_top_k_categorical_accuracy(_m.argmax(y_true, axis=-1), y_pred, k)
+
+
+def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
+  """1.0 where the integer label y_true is among the k largest of y_pred."""
+  from tensorlet.math import in_top_k
+  y_true, y_pred = convert_to_tensor(y_true), convert_to_tensor(y_pred)
+  rt, rp = y_true.shape.rank, y_pred.shape.rank
+  out_shape = None
+  if rt is not None and rp is not None:
+    if rt == rp and rt > 1:
+      y_true = _a.squeeze(y_true, [-1])
+      rt -= 1
+    if rp > 2:
+      out_shape = _a.shape(y_true)
+      y_pred = _a.reshape(y_pred, [-1, _a.shape(y_pred)[-1]])
+      y_true = _a.reshape(y_true, [-1])
+  hits = _m.cast(in_top_k(_m.cast(y_true, _dt.int32), y_pred, k), _dt.float32)
+  return _a.reshape(hits, out_shape) if out_shape is not None else hits
+
+
+def cosine_similarity(y_true, y_pred, axis=-1):
+  """sum(l2_normalize(y_true) * l2_normalize(y_pred), axis) (1 for the same direction)."""
+  y_pred = convert_to_tensor(y_pred)
+  y_true = _m.cast(y_true, y_pred.dtype)
+  return _m.reduce_sum(_m.l2_normalize(y_true, axis=axis) * _m.l2_normalize(y_pred, axis=axis),
+                       axis=axis)
+
+
 # ------------------------------------------------------------------- classes
-def _wrapper(fn, default_name, doc, **defaults):
+def _wrapper(fn, default_name, doc, cls_name=None, **defaults):
   def __init__(self, name=default_name, dtype=None, **kwargs):
+    for key in kwargs:
+      if key not in defaults:
+        raise TypeError(f"{cls_name}.__init__() got an unexpected keyword argument '{key}'")
     kw = dict(defaults, **kwargs)
     MeanMetricWrapper.__init__(self, fn, name=name, dtype=dtype, **kw)
-  cls_name = "".join(p.capitalize() for p in default_name.split("_"))
+  cls_name = cls_name or "".join(p.capitalize() for p in default_name.split("_"))
   return type(cls_name, (MeanMetricWrapper,), {"__init__": __init__, "__doc__": doc,
+                                               "__module__": __name__,
                                                "from_config": classmethod(_from_config)})
 
 
@@ -244,6 +315,212 @@ MeanSquaredError = _wrapper(_losses.mean_squared_error, "mean_squared_error",
 MeanAbsoluteError = _wrapper(_losses.mean_absolute_error, "mean_absolute_error",
                              "The mean of absolute errors.")
 
+MeanAbsolutePercentageError = _wrapper(_losses.mean_absolute_percentage_error,
+                                       "mean_absolute_percentage_error",
+                                       "100 times the mean relative absolute error.")
+MeanSquaredLogarithmicError = _wrapper(_losses.mean_squared_logarithmic_error,
+                                       "mean_squared_logarithmic_error",
+                                       "The mean squared difference of log(1 + x).")
+CosineSimilarity = _wrapper(cosine_similarity, "cosine_similarity",
+                            "The mean cosine similarity of labels and predictions.", axis=-1)
+Hinge = _wrapper(_losses.hinge, "hinge", "The mean hinge loss.")
+SquaredHinge = _wrapper(_losses.squared_hinge, "squared_hinge", "The mean squared hinge loss.")
+CategoricalHinge = _wrapper(_losses.categorical_hinge, "categorical_hinge",
+                            "The mean categorical hinge loss.")
+KLDivergence = _wrapper(_losses.kl_divergence, "kullback_leibler_divergence",
+                        "The mean Kullback-Leibler divergence.", cls_name="KLDivergence")
+Poisson = _wrapper(_losses.poisson, "poisson", "The mean Poisson loss.")
+LogCoshError = _wrapper(_losses.log_cosh, "logcosh", "The mean log(cosh(error)).",
+                        cls_name="LogCoshError")
+BinaryCrossentropy = _wrapper(_losses.binary_crossentropy, "binary_crossentropy",
+                              "The mean binary cross-entropy.", from_logits=False,
+                              label_smoothing=0.0)
+CategoricalCrossentropy = _wrapper(_losses.categorical_crossentropy, "categorical_crossentropy",
+                                   "The mean categorical cross-entropy.", from_logits=False,
+                                   label_smoothing=0.0, axis=-1)
+SparseCategoricalCrossentropy = _wrapper(
+    _losses.sparse_categorical_crossentropy, "sparse_categorical_crossentropy",
+    "The mean sparse categorical cross-entropy.", from_logits=False, ignore_class=None,
+    axis=-1)
+TopKCategoricalAccuracy = _wrapper(top_k_categorical_accuracy, "top_k_categorical_accuracy",
+                                   "How often the one-hot label is in the top k predictions.",
+                                   cls_name="TopKCategoricalAccuracy", k=5)
+SparseTopKCategoricalAccuracy = _wrapper(
+    sparse_top_k_categorical_accuracy, "sparse_top_k_categorical_accuracy",
+    "How often the integer label is in the top k predictions.",
+    cls_name="SparseTopKCategoricalAccuracy", k=5)
+
+
+class RootMeanSquaredError(Mean):
+  """sqrt of the (weighted) mean of squared errors."""
+
+  def __init__(self, name="root_mean_squared_error", dtype=None):
+    super().__init__(name=name, dtype=dtype)
+
+  def update_state(self, y_true, y_pred, sample_weight=None):
+    y_true = _m.cast(y_true, self._dtype)
+    y_pred = _m.cast(y_pred, self._dtype)
+    y_pred, y_true, _ = squeeze_or_expand_dimensions(y_pred, y_true)
+    return super().update_state(_m.squared_difference(y_pred, y_true),
+                                sample_weight=sample_weight)
+
+  def result(self):
+    return _m.sqrt(_m.div_no_nan(self.total, self.count))
+
+
+class MeanIoU(Metric):
+  """Mean over classes of intersection / union, from a confusion matrix summed over
+  batches (classes that never occur in labels or predictions are left out)."""
+
+  def __init__(self, num_classes, name=None, dtype=None, ignore_class=None,
+               sparse_y_true=True, sparse_y_pred=True, axis=-1):
+    super().__init__(name=name, dtype=dtype)
+    self.num_classes = num_classes
+    self.ignore_class = ignore_class
+    self.sparse_y_true = sparse_y_true
+    self.sparse_y_pred = sparse_y_pred
+    self.axis = axis
+    self.total_cm = self.add_weight("total_confusion_matrix",
+                                    shape=(num_classes, num_classes))
+
+  def update_state(self, y_true, y_pred, sample_weight=None):
+    y_true, y_pred = convert_to_tensor(y_true), convert_to_tensor(y_pred)
+    if not self.sparse_y_pred:
+      y_pred = _m.argmax(y_pred, axis=self.axis)
+    if not self.sparse_y_true:
+      y_true = _m.argmax(y_true, axis=self.axis)
+    y_true = _a.reshape(_m.cast(y_true, self._dtype), [-1])
+    y_pred = _a.reshape(_m.cast(y_pred, self._dtype), [-1])
+    if sample_weight is not None:
+      sample_weight = _a.reshape(_m.cast(sample_weight, self._dtype), [-1])
+    if self.ignore_class is not None:
+      valid = _m.not_equal(y_true, float(self.ignore_class))
+      y_true, y_pred = _a.boolean_mask(y_true, valid), _a.boolean_mask(y_pred, valid)
+      if sample_weight is not None:
+        sample_weight = _a.boolean_mask(sample_weight, valid)
+    cm = _m.confusion_matrix(y_true, y_pred, self.num_classes, weights=sample_weight,
+                             dtype=self._dtype)
+    self.total_cm.assign_add(cm)
+
+  def result(self):
+    cm = self.total_cm
+    tp = _m.reduce_sum(cm * _a.eye(self.num_classes, dtype=self._dtype), axis=1)
+    denominator = _m.reduce_sum(cm, axis=0) + _m.reduce_sum(cm, axis=1) - tp
+    valid = _m.reduce_sum(_m.cast(_m.greater(denominator, 1e-9), self._dtype))
+    return _m.div_no_nan(_m.reduce_sum(_m.div_no_nan(tp, denominator)), valid)
+
+  def get_config(self):
+    return {"num_classes": self.num_classes, "ignore_class": self.ignore_class,
+            "sparse_y_true": self.sparse_y_true, "sparse_y_pred": self.sparse_y_pred,
+            "axis": self.axis, **super().get_config()}
+
+
+class FBetaScore(Metric):
+  """F-beta of one-hot (or multi-label) targets: per class, or averaged 'micro',
+  'macro' or 'weighted' (by support). Predictions are thresholded at `threshold`,
+  or the row's largest value counts as the prediction when it is None."""
+
+  def __init__(self, average=None, beta=1.0, threshold=None, name="fbeta_score", dtype=None):
+    super().__init__(name=name, dtype=dtype)
+    if average not in (None, "micro", "macro", "weighted"):
+      raise ValueError(f"Invalid `average` argument value. Expected one of: {{None, 'micro', "
+                       f"'macro', 'weighted'}}. Received: average={average}")
+    if not isinstance(beta, float):
+      raise ValueError(f"Invalid `beta` argument value. It should be a Python float. "
+                       f"Received: beta={beta} of type '{type(beta)}'")
+    if beta <= 0.0:
+      raise ValueError(f"Invalid `beta` argument value. It should be > 0. Received: "
+                       f"beta={beta}")
+    if threshold is not None:
+      if not isinstance(threshold, float):
+        raise ValueError(f"Invalid `threshold` argument value. It should be a Python float. "
+                         f"Received: threshold={threshold} of type '{type(threshold)}'")
+      if threshold > 1.0 or threshold <= 0.0:
+        raise ValueError(f"Invalid `threshold` argument value. It should verify 0 < "
+                         f"threshold <= 1. Received: threshold={threshold}")
+    self.average, self.beta, self.threshold = average, beta, threshold
+    self.axis = None if average == "micro" else 0
+    self.built = False
+
+  def _build(self, y_true_shape, y_pred_shape):
+    if y_pred_shape.rank != 2 or y_true_shape.rank != 2:
+      raise ValueError(f"FBetaScore expects 2D inputs with shape (batch_size, output_dim). "
+                       f"Received input shapes: y_pred.shape={y_pred_shape} and "
+                       f"y_true.shape={y_true_shape}.")
+    if y_pred_shape[-1] is None or y_true_shape[-1] is None:
+      raise ValueError(f"FBetaScore expects 2D inputs with shape (batch_size, output_dim), "
+                       f"with output_dim fully defined (not None). Received input shapes: "
+                       f"y_pred.shape={y_pred_shape} and y_true.shape={y_true_shape}.")
+    shape = () if self.average == "micro" else (y_pred_shape[-1],)
+    for name in ("true_positives", "false_positives", "false_negatives",
+                 "intermediate_weights"):
+      setattr(self, name, self.add_weight(name, shape=shape))
+    self.built = True
+
+  def update_state(self, y_true, y_pred, sample_weight=None):
+    y_true = _m.cast(convert_to_tensor(y_true), self._dtype)
+    y_pred = _m.cast(convert_to_tensor(y_pred), self._dtype)
+    if not self.built:
+      self._build(y_true.shape, y_pred.shape)
+    if self.threshold is None:
+      top = _m.reduce_max(y_pred, axis=-1, keepdims=True)
+      y_pred = _m.logical_and(y_pred >= top, _m.abs(y_pred) > 1e-9)
+    else:
+      y_pred = y_pred > self.threshold
+    y_pred = _m.cast(y_pred, self._dtype)
+    w = None if sample_weight is None else \
+        _a.expand_dims(_m.cast(sample_weight, self._dtype), 1)
+
+    def total(values):
+      return _m.reduce_sum(values if w is None else values * w, axis=self.axis)
+    self.true_positives.assign_add(total(y_pred * y_true))
+    self.false_positives.assign_add(total(y_pred * (1.0 - y_true)))
+    self.false_negatives.assign_add(total((1.0 - y_pred) * y_true))
+    self.intermediate_weights.assign_add(total(y_true))
+
+  def result(self):
+    if not self.built:
+      return convert_to_tensor(0.0, self._dtype)
+    tp, fp, fn = self.true_positives, self.false_positives, self.false_negatives
+    precision = _m.div_no_nan(tp, tp + fp)
+    recall = _m.div_no_nan(tp, tp + fn)
+    b2 = self.beta * self.beta
+    f = _m.div_no_nan(precision * recall, b2 * precision + recall) * (1.0 + b2)
+    if self.average == "weighted":
+      weights = _m.div_no_nan(self.intermediate_weights,
+                              _m.reduce_sum(self.intermediate_weights))
+      return _m.reduce_sum(f * weights)
+    if self.average is not None:
+      return _m.reduce_mean(f)
+    return f
+
+  def reset_state(self):
+    if self.built:
+      super().reset_state()
+
+  def get_config(self):
+    return {**super().get_config(), "average": self.average, "beta": self.beta,
+            "threshold": self.threshold}
+
+
+class F1Score(FBetaScore):
+  """FBetaScore with beta = 1: the harmonic mean of precision and recall.
+
+  Example:
+    >>> m = tf.keras.metrics.F1Score(average="micro", threshold=0.5)
+    >>> float(m([[1, 0], [0, 1]], [[0.9, 0.2], [0.6, 0.3]]))
+    0.5
+  """
+
+  def __init__(self, average=None, threshold=None, name="f1_score", dtype=None):
+    super().__init__(average=average, beta=1.0, threshold=threshold, name=name, dtype=dtype)
+
+  def get_config(self):
+    config = super().get_config()
+    del config["beta"]
+    return config
+
+
 mse = MSE = _losses.mean_squared_error
 mae = MAE = _losses.mean_absolute_error
 mean_squared_error = _losses.mean_squared_error
@@ -251,16 +528,37 @@ mean_absolute_error = _losses.mean_absolute_error
 binary_crossentropy = _losses.binary_crossentropy
 categorical_crossentropy = _losses.categorical_crossentropy
 sparse_categorical_crossentropy = _losses.sparse_categorical_crossentropy
+binary_focal_crossentropy = _losses.binary_focal_crossentropy
+categorical_focal_crossentropy = _losses.categorical_focal_crossentropy
+hinge, squared_hinge = _losses.hinge, _losses.squared_hinge
+categorical_hinge, poisson = _losses.categorical_hinge, _losses.poisson
+kl_divergence = kld = KLD = kullback_leibler_divergence = _losses.kl_divergence
+log_cosh = logcosh = _losses.log_cosh
+mean_absolute_percentage_error = mape = MAPE = _losses.mean_absolute_percentage_error
+mean_squared_logarithmic_error = msle = MSLE = _losses.mean_squared_logarithmic_error
 
-_CLASSES = {c.__name__: c for c in (Mean, Sum, Accuracy, BinaryAccuracy, CategoricalAccuracy,
-                                    SparseCategoricalAccuracy, MeanSquaredError,
-                                    MeanAbsoluteError)}
-_FUNCTIONS = {f.__name__: f for f in (accuracy, binary_accuracy, categorical_accuracy,
-                                      sparse_categorical_accuracy, mean_squared_error,
-                                      mean_absolute_error, binary_crossentropy,
-                                      categorical_crossentropy,
-                                      sparse_categorical_crossentropy)}
-_FUNCTIONS.update(mse=mse, MSE=mse, mae=mae, MAE=mae, acc=accuracy)
+# The confusion-matrix metrics live beside this module (they subclass Metric).
+from tensorlet.keras.confusion_metrics import (  # noqa: E402
+    AUC, FalseNegatives, FalsePositives, Precision, Recall, TrueNegatives, TruePositives)
+
+_CLASSES = {c.__name__: c for c in (
+    Mean, Sum, Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,
+    MeanSquaredError, MeanAbsoluteError, SumOverBatchSize, MeanMetricWrapper,
+    RootMeanSquaredError, MeanAbsolutePercentageError, MeanSquaredLogarithmicError,
+    CosineSimilarity, Hinge, SquaredHinge, CategoricalHinge, KLDivergence, Poisson,
+    LogCoshError, BinaryCrossentropy, CategoricalCrossentropy, SparseCategoricalCrossentropy,
+    TopKCategoricalAccuracy, SparseTopKCategoricalAccuracy, MeanIoU, FBetaScore, F1Score,
+    TruePositives, FalsePositives, TrueNegatives, FalseNegatives, Precision, Recall, AUC)}
+_FUNCTIONS = {f.__name__: f for f in (
+    accuracy, binary_accuracy, categorical_accuracy, sparse_categorical_accuracy,
+    mean_squared_error, mean_absolute_error, binary_crossentropy, categorical_crossentropy,
+    sparse_categorical_crossentropy, top_k_categorical_accuracy,
+    sparse_top_k_categorical_accuracy, cosine_similarity, hinge, squared_hinge,
+    categorical_hinge, kl_divergence, poisson, log_cosh, mean_absolute_percentage_error,
+    mean_squared_logarithmic_error, binary_focal_crossentropy, categorical_focal_crossentropy)}
+_FUNCTIONS.update(mse=mse, MSE=mse, mae=mae, MAE=mae, acc=accuracy, mape=mape, MAPE=mape,
+                  msle=msle, MSLE=msle, kld=kld, KLD=kld, kullback_leibler_divergence=kld,
+                  logcosh=log_cosh)
 
 
 def serialize(metric):

@@ -19,7 +19,8 @@ from tensorlet.ops.registry import op
 
 __all__ = ["ResourceApplyGradientDescent", "ResourceApplyKerasMomentum", "ResourceApplyKerasAdam",
            "ResourceApplyKerasAdamAmsgrad", "ResourceApplyKerasRMSProp",
-           "ResourceApplyKerasAdagrad"]
+           "ResourceApplyKerasAdagrad", "ResourceApplyKerasAdamax", "ResourceApplyKerasNadam",
+           "ResourceApplyKerasAdadelta", "ResourceApplyKerasFtrl", "ResourceApplyKerasLion"]
 
 _getrefcount = sys.getrefcount
 _R = frozenset({_dt.resource})
@@ -132,11 +133,14 @@ def ResourceApplyKerasAdamAmsgrad(var, m, v, vhat, lr, iterations, grad, *, beta
 
 
 @_update_op("ResourceApplyKerasRMSProp")
-def ResourceApplyKerasRMSProp(var, ms, lr, grad, *slots, rho, momentum, epsilon, centered):
+def ResourceApplyKerasRMSProp(var, ms, lr, grad, *slots, rho, momentum, epsilon, centered,
+                              epsilon_outside=False):
   """ms = rho * ms + (1 - rho) * g^2; with `centered` (slot mg) the denominator
   subtracts mg^2 where mg = rho * mg + (1 - rho) * g; increment = lr * g /
-  sqrt(denominator + epsilon); with momentum (slot mom): mom = momentum * mom +
-  increment, var -= mom; else var -= increment. `slots`: [mom] then [mg]."""
+  sqrt(denominator + epsilon) (lr * g / (sqrt(denominator) + epsilon) with
+  `epsilon_outside`, the legacy rule without momentum); with momentum (slot mom):
+  mom = momentum * mom + increment, var -= mom; else var -= increment. `slots`:
+  [mom] then [mg]."""
   w, s = _writable(var), _writable(ms)
   g = _grad("ResourceApplyKerasRMSProp", w, grad)
   f = w.dtype.type
@@ -152,9 +156,14 @@ def ResourceApplyKerasRMSProp(var, ms, lr, grad, *slots, rho, momentum, epsilon,
     pairs.append((mg, a))
   else:
     den = s.copy()
-  den += f(epsilon)
+  if epsilon_outside:
+    den = np.sqrt(den)
+    den += f(epsilon)
+  else:
+    den += f(epsilon)
+    np.sqrt(den, out=den)
   inc = np.multiply(g, f(float(lr)))
-  inc /= np.sqrt(den)
+  inc /= den
   if momentum > 0:
     mom = slots[0]
     b = _writable(mom)
@@ -169,15 +178,137 @@ def ResourceApplyKerasRMSProp(var, ms, lr, grad, *slots, rho, momentum, epsilon,
 
 
 @_update_op("ResourceApplyKerasAdagrad")
-def ResourceApplyKerasAdagrad(var, accum, lr, grad, *, epsilon):
-  """accum += g^2; var -= lr * g / sqrt(accum + epsilon)."""
+def ResourceApplyKerasAdagrad(var, accum, lr, grad, *, epsilon, epsilon_outside=False):
+  """accum += g^2; var -= lr * g / sqrt(accum + epsilon) (lr * g / (sqrt(accum) +
+  epsilon) with `epsilon_outside`, the legacy rule)."""
   w, a = _writable(var), _writable(accum)
   g = _grad("ResourceApplyKerasAdagrad", w, grad)
   a += np.square(g)
-  den = a + w.dtype.type(epsilon)
-  np.sqrt(den, out=den)
+  if epsilon_outside:
+    den = np.sqrt(a)
+    den += w.dtype.type(epsilon)
+  else:
+    den = a + w.dtype.type(epsilon)
+    np.sqrt(den, out=den)
   d = np.multiply(g, w.dtype.type(float(lr)))
   d /= den
   w -= d
   _done((var, w), (accum, a))
+  return ()
+
+
+@_update_op("ResourceApplyKerasAdamax")
+def ResourceApplyKerasAdamax(var, m, u, lr, iterations, grad, *, beta_1, beta_2, epsilon):
+  """Adamax at step t = iterations + 1: m += (g - m)(1 - beta_1); u = max(beta_2 u, |g|);
+  var -= lr m / ((1 - beta_1^t)(u + epsilon))."""
+  w, mm, uu = _writable(var), _writable(m), _writable(u)
+  g = _grad("ResourceApplyKerasAdamax", w, grad)
+  f = w.dtype.type
+  t = float(iterations) + 1.0
+  mm += (g - mm) * f(1.0 - beta_1)
+  uu *= f(beta_2)
+  np.maximum(uu, np.abs(g), out=uu)
+  w -= mm * f(float(lr)) / (f(1.0 - beta_1 ** t) * (uu + f(epsilon)))
+  _done((var, w), (m, mm), (u, uu))
+  return ()
+
+
+@_update_op("ResourceApplyKerasNadam")
+def ResourceApplyKerasNadam(var, m, v, lr, iterations, u_product, grad, *, beta_1, beta_2,
+                            epsilon, schedule_scale=1.0):
+  """Nadam at step t = iterations + 1 with momentum schedule u_s = beta_1 (1 - 0.96^s / 2)
+  (0.96^(schedule_scale s) for the legacy optimizer) and `u_product` = u_1 ... u_t: m, v
+  as Adam; var -= lr m_hat / (sqrt(v_hat) + epsilon)
+  with m_hat = u_{t+1} m / (1 - u_product u_{t+1}) + (1 - u_t) g / (1 - u_product) and
+  v_hat = v / (1 - beta_2^t)."""
+  w, mm, vv = _writable(var), _writable(m), _writable(v)
+  g = _grad("ResourceApplyKerasNadam", w, grad)
+  f = w.dtype.type
+  t = float(iterations) + 1.0
+  u_t = beta_1 * (1.0 - 0.5 * 0.96 ** (schedule_scale * t))
+  u_t1 = beta_1 * (1.0 - 0.5 * 0.96 ** (schedule_scale * (t + 1.0)))
+  prod = float(u_product)
+  mm += (g - mm) * f(1.0 - beta_1)
+  vv += (np.square(g) - vv) * f(1.0 - beta_2)
+  m_hat = mm * f(u_t1 / (1.0 - prod * u_t1)) + g * f((1.0 - u_t) / (1.0 - prod))
+  den = np.sqrt(vv / f(1.0 - beta_2 ** t))
+  den += f(epsilon)
+  m_hat *= f(float(lr))
+  m_hat /= den
+  w -= m_hat
+  _done((var, w), (m, mm), (v, vv))
+  return ()
+
+
+@_update_op("ResourceApplyKerasAdadelta")
+def ResourceApplyKerasAdadelta(var, accum_grad, accum_delta, lr, grad, *, rho, epsilon):
+  """accum_grad = rho accum_grad + (1 - rho) g^2; delta = -sqrt(accum_delta + eps) g /
+  sqrt(accum_grad + eps); accum_delta = rho accum_delta + (1 - rho) delta^2; var += lr
+  delta."""
+  w, ag, ad = _writable(var), _writable(accum_grad), _writable(accum_delta)
+  g = _grad("ResourceApplyKerasAdadelta", w, grad)
+  f = w.dtype.type
+  t = np.square(g)
+  t *= f(1.0 - rho)
+  ag *= f(rho)
+  ag += t
+  delta = ad + f(epsilon)
+  np.sqrt(delta, out=delta)
+  np.add(ag, f(epsilon), out=t)
+  np.sqrt(t, out=t)
+  delta /= t
+  delta *= g  # -delta of the docstring
+  np.square(delta, out=t)
+  t *= f(1.0 - rho)
+  ad *= f(rho)
+  ad += t
+  delta *= f(float(lr))
+  w -= delta
+  _done((var, w), (accum_grad, ag), (accum_delta, ad))
+  return ()
+
+
+@_update_op("ResourceApplyKerasFtrl")
+def ResourceApplyKerasFtrl(var, accum, linear, lr, grad, *, lr_power, l1, l2, l2_shrinkage,
+                           beta):
+  """FTRL-proximal as Keras 2 writes it: n' = n + g^2; z += g + 2 l2_shrinkage var -
+  (n'^-p - n^-p) / lr var; var = (clip(z, -l1, l1) - z) / (n'^-p / lr + 2 (l2 + beta /
+  (2 lr))); n = n'."""
+  w, n, z = _writable(var), _writable(accum), _writable(linear)
+  g = _grad("ResourceApplyKerasFtrl", w, grad)
+  f = w.dtype.type
+  lr = float(lr)
+  l2 = l2 + beta / (2.0 * lr)
+
+  def power(a):  # a^-lr_power; a square root for the default -0.5
+    return np.sqrt(a) if lr_power == -0.5 else a ** f(-lr_power)
+  old_p = power(n)
+  n += np.square(g)
+  new_p = power(n)
+  old_p -= new_p
+  old_p *= f(1.0 / lr)
+  old_p *= w  # -(n'^-p - n^-p) / lr * var
+  old_p += g
+  if l2_shrinkage:
+    old_p += f(2.0 * l2_shrinkage) * w
+  z += old_p
+  new_p *= f(1.0 / lr)
+  new_p += f(2.0 * l2)
+  np.clip(z, -l1, l1, out=w)
+  w -= z
+  w /= new_p
+  _done((var, w), (accum, n), (linear, z))
+  return ()
+
+
+@_update_op("ResourceApplyKerasLion")
+def ResourceApplyKerasLion(var, m, lr, grad, *, beta_1, beta_2):
+  """var -= lr sign(beta_1 m + (1 - beta_1) g); m = beta_2 m + (1 - beta_2) g."""
+  w, mm = _writable(var), _writable(m)
+  g = _grad("ResourceApplyKerasLion", w, grad)
+  f = w.dtype.type
+  w -= f(float(lr)) * np.sign(mm * f(beta_1) + g * f(1.0 - beta_1))
+  mm *= f(beta_2)
+  mm += g * f(1.0 - beta_2)
+  _done((var, w), (m, mm))
   return ()

@@ -240,8 +240,10 @@ def test_bad_input():
     optimizers.SGD(clipnorm=1.0, global_clipnorm=1.0)
   with pytest.raises(ValueError, match="momentum"):
     optimizers.SGD(momentum=2.0)
-  with pytest.raises(NotImplementedError, match="use_ema"):
-    optimizers.Adam(use_ema=True)
+  with pytest.raises(ValueError, match="`ema_momentum` must be in the range"):
+    optimizers.Adam(use_ema=True, ema_momentum=1.5)
+  with pytest.raises(ValueError, match="`ema_overwrite_frequency` must be an integer"):
+    optimizers.Adam(use_ema=True, ema_overwrite_frequency=0.5)
   with warnings.catch_warnings(record=True) as w:
     warnings.simplefilter("always")
     assert float(optimizers.SGD(lr=0.5).learning_rate) == pytest.approx(0.01)  # as Keras

@@ -68,3 +68,44 @@ def test_errors_name_the_op():
     execute(T.ResourceApplyGradientDescent, [tf.constant([1.0]), tf.constant(0.5),
                                              tf.ones([1])])
   np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
+
+
+NEW_KERNELS = [
+    ("ResourceApplyKerasAdamax", 2, True, False, {"beta_1": 0.9, "beta_2": 0.999,
+                                                  "epsilon": 1e-7}),
+    ("ResourceApplyKerasNadam", 2, True, True, {"beta_1": 0.9, "beta_2": 0.999,
+                                                "epsilon": 1e-7}),
+    ("ResourceApplyKerasAdadelta", 2, False, False, {"rho": 0.95, "epsilon": 1e-7}),
+    ("ResourceApplyKerasFtrl", 2, False, False, {"lr_power": -0.5, "l1": 0.0, "l2": 0.0,
+                                                 "l2_shrinkage": 0.0, "beta": 0.0}),
+    ("ResourceApplyKerasLion", 1, False, False, {"beta_1": 0.9, "beta_2": 0.99}),
+]
+
+
+@pytest.mark.parametrize("name,slots,iters,uprod,attrs", NEW_KERNELS,
+                         ids=[k[0] for k in NEW_KERNELS])
+def test_new_kernels_in_place_graph_and_errors(name, slots, iters, uprod, attrs):
+  kernel = getattr(T, name)
+  v = tf.Variable(np.arange(1, 7, dtype=np.float32))
+  ss = [tf.Variable(np.full(6, 0.1, np.float32)) for _ in range(slots)]
+  it = tf.Variable(0, dtype=tf.int64)
+
+  def inputs(grad):
+    out = [v.handle] + [s.handle for s in ss] + [tf.constant(0.1)]
+    out += [it.handle] if iters else []
+    out += [tf.constant(0.9 * (1 - 0.5 * 0.96))] if uprod else []
+    return out + [grad]
+  address = v._value.__array_interface__["data"][0]
+  execute(kernel, inputs(tf.ones([6])), attrs)
+  assert v._value.__array_interface__["data"][0] == address  # written in place
+  after_one = v.numpy().copy()
+  assert not np.allclose(after_one, np.arange(1, 7))
+  @tf.function
+  def step(g):
+    execute(kernel, inputs(g), attrs)
+  step(tf.ones([6]))
+  assert not np.allclose(v.numpy(), after_one)
+  kept = v.numpy().copy()
+  with pytest.raises(tf.errors.InvalidArgumentError, match=rf"same shape \[6\] \[3\] \[Op:{name}\]"):
+    execute(kernel, inputs(tf.ones([3])), attrs)
+  np.testing.assert_array_equal(v.numpy(), kept)

@@ -48,6 +48,7 @@ class _CallState(threading.local):
 
 
 _state = _CallState()
+from tensorlet.keras.mixed_precision.autocast_variable import _state as _autocast  # noqa: E402
 # Layers holding losses added during a call; cleared when the next outermost call starts.
 _LOSSY = weakref.WeakSet()
 
@@ -219,9 +220,11 @@ class Layer(Module):
     self._name = name
     self._scope_name = ctx.scope + name + "/"
     self._tl_trainable = bool(trainable)
-    if isinstance(dtype, dict):  # a serialized policy
-      dtype = dtype.get("config", {}).get("name")
-    self._tl_dtype = _dt.as_dtype(dtype if dtype is not None else backend.floatx())
+    from tensorlet.keras.mixed_precision.policy import policy_of
+    policy = self._tl_policy = policy_of(dtype)  # None: the global policy
+    self._tl_dtype = _dt.as_dtype(policy.variable_dtype or backend.floatx())
+    # Mixed precision: inputs are cast to, and weights read as, the compute dtype.
+    self._tl_compute = _dt.as_dtype(policy.compute_dtype or backend.floatx())
     self._tl_call_losses = []
     self._tl_regs = []
     self._tl_sig = None
@@ -277,7 +280,11 @@ class Layer(Module):
 
   @property
   def compute_dtype(self):
-    return self._tl_dtype.name
+    return self._tl_compute.name
+
+  @property
+  def dtype_policy(self):
+    return self._tl_policy
 
   @property
   def variable_dtype(self):
@@ -525,9 +532,13 @@ class Layer(Module):
     saved = ctx.scope
     if not saved.endswith(self._name + "/"):
       ctx.scope = saved + self._name + "/"
+    cls = Variable
+    if self._tl_compute is not self._tl_dtype and dtype is self._tl_dtype and \
+        kwargs.get("experimental_autocast", True):
+      from tensorlet.keras.mixed_precision.autocast_variable import AutoCastVariable as cls
     try:
-      var = Variable(lambda: init(shape, dtype=dtype), trainable=trainable, name=name,
-                     dtype=dtype, constraint=constraints.get(constraint))
+      var = cls(lambda: init(shape, dtype=dtype), trainable=trainable, name=name,
+                dtype=dtype, constraint=constraints.get(constraint))
     finally:
       ctx.scope = saved
     self._tl_track_variable(var)
@@ -581,13 +592,13 @@ class Layer(Module):
       if not self._tl_convert_inputs:
         pass
       elif isinstance(x, (list, tuple, dict)):
-        x = nest.map_structure(lambda v: _to_tensor(v, self._tl_dtype if self._tl_autocast
+        x = nest.map_structure(lambda v: _to_tensor(v, self._tl_compute if self._tl_autocast
                                                     else None), x)
       else:
-        x = _to_tensor(x, self._tl_dtype if self._tl_autocast else None)
+        x = _to_tensor(x, self._tl_compute if self._tl_autocast else None)
       args = (x,) + args[1:]
-    elif x._dtype is not self._tl_dtype and self._tl_autocast and x._dtype.is_floating:
-      args = (_m.cast(x, self._tl_dtype),) + args[1:]
+    elif x._dtype is not self._tl_compute and self._tl_autocast and x._dtype.is_floating:
+      args = (_m.cast(x, self._tl_compute),) + args[1:]
     info = self._tl_sig
     if info is None:
       info = self._tl_sig = _call_info(self.call)
@@ -620,6 +631,12 @@ class Layer(Module):
         layer._tl_call_losses = []
       _LOSSY.clear()
     st.depth += 1
+    scope = None
+    if self._tl_compute is not self._tl_dtype or getattr(_autocast, "dtype", None) is not None:
+      from tensorlet.keras.mixed_precision.autocast_variable import autocast_scope
+      scope = autocast_scope(self._tl_compute if self._tl_compute is not self._tl_dtype
+                             else None)
+      scope.__enter__()
     try:
       if self.built and ctx.graph is None:
         if self.input_spec is not None:
@@ -630,6 +647,8 @@ class Layer(Module):
     finally:
       st.depth -= 1
       st.training = outer
+      if scope is not None:
+        scope.__exit__(None, None, None)
     if self.activity_regularizer is not None:
       self._tl_activity_loss(outputs)
     if (mask is not None and self.supports_masking) or \
@@ -663,7 +682,7 @@ class Layer(Module):
     shapes = nest.map_structure(lambda s: TensorShape(s), input_shape,) \
         if not isinstance(input_shape, TensorShape) and _is_shape_struct(input_shape) \
         else TensorShape(input_shape)
-    out = keras_tensor.trace_shapes(self, shapes, self._tl_dtype)
+    out = keras_tensor.trace_shapes(self, shapes, self._tl_compute)
     return out
 
   def compute_mask(self, inputs, mask=None):
@@ -673,7 +692,11 @@ class Layer(Module):
   # ------------------------------------------------------------------ config
   def get_config(self):
     """The constructor arguments that recreate this layer (without weights)."""
-    config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+    policy = self._tl_policy
+    dtype = self.dtype if policy.compute_dtype == policy.variable_dtype else {
+        "module": "keras.mixed_precision", "class_name": "Policy",
+        "config": {"name": policy.name}, "registered_name": None}
+    config = {"name": self.name, "trainable": self.trainable, "dtype": dtype}
     if self._batch_input_shape is not None:
       config["batch_input_shape"] = self._batch_input_shape
     return config

@@ -23,7 +23,14 @@ _MODEL_KWARGS = frozenset({"name", "trainable", "dtype", "dynamic", "autocast", 
 
 
 def _to_python(logs):
-  return {k: (float(v.numpy()) if isinstance(v, Tensor) else v) for k, v in logs.items()}
+  """Keras' sync_to_numpy_or_python_type: scalars as Python numbers, others as arrays
+  (a metric with several thresholds logs one value per threshold)."""
+  def value(v):
+    if not isinstance(v, Tensor):
+      return v
+    a = v.numpy()
+    return a.item() if np.ndim(a) == 0 else a
+  return {k: value(v) for k, v in logs.items()}
 
 
 class Model(Layer):
@@ -69,6 +76,11 @@ class Model(Layer):
                       f"arguments include \"cloning\", \"experimental_run_tf_function\", "
                       f"\"distribute\", \"target_tensors\", or \"sample_weight_mode\".")
     self.optimizer = optimizers.get(optimizer)
+    if self._tl_policy.name == "mixed_float16":
+      # As Keras 2: float16 gradients need loss scaling to train as float32 does.
+      from tensorlet.keras.mixed_precision import LossScaleOptimizer
+      if not isinstance(self.optimizer, LossScaleOptimizer):
+        self.optimizer = LossScaleOptimizer(self.optimizer)
     self.loss = loss
     self.compiled_loss = compile_utils.LossesContainer(loss, loss_weights)
     self.compiled_metrics = compile_utils.MetricsContainer(metrics, weighted_metrics, loss)
@@ -196,8 +208,6 @@ class Model(Layer):
           use_multiprocessing=False):
     """Trains for `epochs` epochs; returns the History callback."""
     self._assert_compiled()
-    if class_weight is not None:
-      raise ValueError("`class_weight` is not supported; pass `sample_weight` instead.")
     verbose = 1 if verbose == "auto" else verbose
     # Arguments are checked before anything runs, so a bad one leaves the model untouched.
     for value, what in ((epochs, "epochs"), (initial_epoch, "initial_epoch")):
@@ -212,41 +222,63 @@ class Model(Layer):
     data_adapter.check_steps(validation_steps, "validation_steps", allow_minus_one=True)
     data_adapter.check_validation_split(validation_split)
     data_adapter.check_validation_data(validation_data)
+    _check_validation_freq(validation_freq)
+    weigh = data_adapter.class_weight_fn(class_weight)
     if validation_split and validation_data is None:
       (x, y, sample_weight), validation_data = data_adapter.train_validation_split(
           (x, y, sample_weight), validation_split)
     data = data_adapter.DataHandler(x, y, sample_weight, batch_size, steps_per_epoch,
-                                    shuffle=shuffle)
+                                    shuffle=shuffle, epochs=max(epochs - initial_epoch, 1))
+    val_data = None
+    if validation_data is not None:
+      if isinstance(validation_data, (list, tuple)):
+        vx, vy, vsw = data_adapter.unpack_x_y_sample_weight(tuple(validation_data))
+      else:
+        vx, vy, vsw = validation_data, None, None
+      val_data = data_adapter.DataHandler(vx, vy, vsw, validation_batch_size or batch_size,
+                                          validation_steps)
     cbs = self._callbacks(callbacks, self, True, verbose, epochs, data.steps)
     self.stop_training = False
     train_function = self.make_train_function()
+    self._tl_resume_at = None
     cbs.on_train_begin()
+    resume = self._tl_resume_at  # set by BackupAndRestore when it restored a backup
+    if resume is not None:
+      initial_epoch, data.start_step = resume
+      if data.steps is not None and data.start_step >= data.steps:
+        initial_epoch, data.start_step = initial_epoch + 1, 0
     logs = epoch_logs = None
     for epoch in range(initial_epoch, epochs):
       self.reset_metrics()
       cbs.on_epoch_begin(epoch)
+      ran = False
       for step, batch in data:
+        ran = True
         cbs.on_train_batch_begin(step)
-        logs = _to_python(train_function(batch))
+        logs = _to_python(train_function(weigh(batch) if weigh else batch))
         cbs.on_train_batch_end(step, logs)
         if self.stop_training:
           break
+      if data.insufficient_data and logs is None:
+        break
+      if not ran and logs is not None:  # data ran out: the reset metrics, as Keras 2
+        logs = _to_python(self.get_metrics_result())
       if logs is None:
         raise ValueError("Unexpected result of `train_function` (Empty logs). Please use "
                          "`Model.compile(..., run_eagerly=True)`, or `tf.config.run_functions_"
                          "eagerly(True)` for more information of where went wrong, or file a "
                          "issue/bug to `tf.keras`.")
       epoch_logs = dict(logs)
-      if validation_data is not None and (epoch + 1) % validation_freq == 0:
-        vx, vy, vsw = data_adapter.unpack_x_y_sample_weight(validation_data)
-        val_logs = self.evaluate(vx, vy, sample_weight=vsw,
-                                 batch_size=validation_batch_size or batch_size,
-                                 steps=validation_steps, callbacks=cbs, verbose=0,
-                                 return_dict=True)
+      if val_data is not None and _validates(epoch, validation_freq):
+        val_data.restart()
+        val_logs = self._evaluate_loop(val_data, cbs, in_fit=True)
         epoch_logs.update({"val_" + k: v for k, v in val_logs.items()})
       cbs.on_epoch_end(epoch, epoch_logs)
-      if self.stop_training:
+      if self.stop_training or data.insufficient_data:
         break
+    finalize = getattr(self.optimizer, "finalize_variable_values", None)
+    if finalize is not None:
+      finalize(self.trainable_variables)  # EMA weights replace the trained ones, as Keras 2
     cbs.on_train_end(logs=epoch_logs)
     return self.history
 
@@ -259,6 +291,12 @@ class Model(Layer):
     data_adapter.check_steps(steps, "steps", allow_minus_one=True)
     data = data_adapter.DataHandler(x, y, sample_weight, batch_size, steps)
     cbs = self._callbacks(callbacks, self, False, verbose, 1, data.steps)
+    logs = self._evaluate_loop(data, cbs)
+    if return_dict:
+      return logs
+    return _in_order(logs, self.metrics_names)
+
+  def _evaluate_loop(self, data, cbs, in_fit=False):
     test_function = self.make_test_function()
     self.reset_metrics()
     cbs.on_test_begin()
@@ -268,15 +306,11 @@ class Model(Layer):
       logs = _to_python(test_function(batch))
       cbs.on_test_batch_end(step, logs)
     cbs.on_test_end(logs)
-    if return_dict:
-      return logs
-    results = [logs[name] for name in self.metrics_names if name in logs]
-    return results[0] if len(results) == 1 else results
+    return logs
 
   def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None,
               max_queue_size=10, workers=1, use_multiprocessing=False):
     """The model's outputs for `x`, batch by batch, as NumPy arrays."""
-    import numpy as np
     verbose = 1 if verbose == "auto" else verbose
     data_adapter.check_steps(steps, "steps", allow_minus_one=True)
     data = data_adapter.DataHandler(x, None, None, batch_size, steps)
@@ -297,14 +331,30 @@ class Model(Layer):
     cbs.on_predict_end()
     return nest.map_structure(lambda *parts: np.concatenate(parts), *outputs)
 
-  def train_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True,
-                     return_dict=False):
+  def _one_batch(self, x, y, sample_weight):
+    data = data_adapter.DataHandler(x, y, sample_weight, batch_size=1 << 62)
+    return next(iter(data))[1]
+
+  def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
+                     reset_metrics=True, return_dict=False):
+    """One optimizer step on one batch; the metrics (reset first unless told not to)."""
     self._assert_compiled()
+    weigh = data_adapter.class_weight_fn(class_weight)
+    batch = self._one_batch(x, y, sample_weight)
     if reset_metrics:
       self.reset_metrics()
-    batch = next(iter(data_adapter.DataHandler(x, y, sample_weight, batch_size=1 << 62)))[1]
-    logs = _to_python(self.make_train_function()(batch))
-    return logs if return_dict else [logs[n] for n in self.metrics_names]
+    logs = _to_python(self.make_train_function()(weigh(batch) if weigh else batch))
+    return logs if return_dict else _in_order(logs, self.metrics_names)
+
+  def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True,
+                    return_dict=False):
+    """The loss and metrics of one batch (metrics reset first unless told not to)."""
+    self._assert_compiled()
+    batch = self._one_batch(x, y, sample_weight)
+    if reset_metrics:
+      self.reset_metrics()
+    logs = _to_python(self.make_test_function()(batch))
+    return logs if return_dict else _in_order(logs, self.metrics_names)
 
   def predict_on_batch(self, x):
     return nest.map_structure(lambda t: t.numpy(), self(x, training=False))
@@ -366,6 +416,30 @@ class Model(Layer):
 
   def get_config(self):
     return {"name": self.name, "trainable": self.trainable}
+
+
+def _in_order(logs, names):
+  """Keras' flatten_metrics_in_order: the results in `metrics_names` order, a scalar when
+  there is one."""
+  results = [logs[name] for name in names if name in logs]
+  results += [v for k, v in logs.items() if k not in names]
+  return results[0] if len(results) == 1 else results
+
+
+def _check_validation_freq(freq):
+  if isinstance(freq, (int, np.integer)) and not isinstance(freq, bool):
+    if freq < 1:
+      raise ValueError("`validation_freq` can not be less than 1.")
+  elif not isinstance(freq, (list, tuple, set, frozenset, range)):
+    raise ValueError(f"`validation_freq` must be an Integer or `collections.abc.Container` "
+                     f"(e.g. list, tuple, etc.) Received: {freq}")
+
+
+def _validates(epoch, freq):
+  """Whether validation runs after `epoch` (0-based); a container lists 1-based epochs."""
+  if isinstance(freq, (int, np.integer)):
+    return (epoch + 1) % freq == 0
+  return epoch + 1 in freq
 
 
 class _BatchFunction:

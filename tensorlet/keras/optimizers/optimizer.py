@@ -5,7 +5,15 @@ A subclass names its slots and issues one fused update op per variable
 also while a tf.function is traced for the first time; `iterations` counts
 applied steps and is read by the update ops themselves, so a step in a graph
 costs one node per variable plus the increment.
+
+`apply_gradients` checks every gradient (type, dtype, shape) before it
+creates a slot or changes a variable, so a bad pair anywhere in the list
+leaves variables, slots and `iterations` as they were. Then, in Keras 2's
+order: clipping (clipnorm, else global_clipnorm, else clipvalue), weight decay
+(var -= var * weight_decay * lr), the updates, the moving averages of
+`use_ema`, constraints, and the step count.
 """
+import re
 import warnings
 
 import numpy as np
@@ -46,8 +54,13 @@ class Optimizer:
       raise ValueError(f"At most one of `clipnorm` and `global_clipnorm` can be set. Received: "
                        f"clipnorm={clipnorm}, global_clipnorm={global_clipnorm}.")
     if use_ema:
-      raise NotImplementedError("tensorlet's Keras optimizers do not implement use_ema=True "
-                                "(exponential moving averages of the weights).")
+      if not 0 <= ema_momentum <= 1:
+        raise ValueError(f"`ema_momentum` must be in the range [0, 1]. Received: "
+                         f"ema_momentum={ema_momentum}")
+      if ema_overwrite_frequency and (not isinstance(ema_overwrite_frequency, int) or
+                                      ema_overwrite_frequency < 1):
+        raise ValueError(f"`ema_overwrite_frequency` must be an integer > 1 or None. "
+                         f"Received: ema_overwrite_frequency={ema_overwrite_frequency}")
     self.name = name
     self.weight_decay = weight_decay
     self.clipnorm = clipnorm
@@ -60,6 +73,8 @@ class Optimizer:
     self._iterations = Variable(0, name="iteration", dtype=_dt.int64, trainable=False)
     self._slots = {}       # id of a variable -> (variable, handles of it and its slots)
     self._slot_list = []   # (variable, slot name, slot variable) in creation order
+    self._averages = {}    # id of a variable -> its moving average (use_ema)
+    self._exclude_ids, self._exclude_names = set(), []
 
   # ------------------------------------------------------------ properties
   @property
@@ -92,10 +107,22 @@ class Optimizer:
 
   lr = learning_rate
 
+  # Slots created in separate loops over the variables by Keras 2's `build`
+  # (RMSprop), which orders `variables`; None: all of a variable's slots together.
+  _SLOT_GROUPS = None
+
   @property
   def variables(self):
-    """`iterations` then the slot variables in creation order."""
-    return [self._iterations] + [s for _, _, s in self._slot_list]
+    """`iterations`, then the slot variables in Keras 2's order: the EMA averages, then
+    each variable's slots (or, where Keras builds them in separate loops, each kind of
+    slot for every variable in turn)."""
+    slots = [(v, n, s) for v, n, s in self._slot_list if n != "average"]
+    out = [self._iterations] + [s for _, n, s in self._slot_list if n == "average"]
+    if self._SLOT_GROUPS is None:
+      return out + [s for _, _, s in slots]
+    for group in self._SLOT_GROUPS:
+      out += [s for _, n, s in slots if n in group]
+    return out
 
   def _tl_slot_variables(self):
     return iter(self._slot_list)
@@ -126,8 +153,28 @@ class Optimizer:
       self._slot_list.append((var, slot, s))
       handles.append(s._handle)
       checkpoint_hooks.slot_created(self, slot, var, s)
+    if self.use_ema:
+      avg = Variable(np.array(var._value, copy=True), name=f"{self.name}/average/{base}",
+                     dtype=var.dtype, trainable=False)
+      self._slot_list.append((var, "average", avg))
+      self._averages[id(var)] = avg
+      checkpoint_hooks.slot_created(self, "average", var, avg)
     entry = self._slots[id(var)] = (var, tuple(handles))
     return entry
+
+  def exclude_from_weight_decay(self, var_list=None, var_names=None):
+    """Variables (or variables whose name matches one of the `var_names` patterns) that
+    weight decay leaves alone; set before the first step."""
+    if self._slots:
+      raise ValueError("`exclude_from_weight_decay()` can only be configued before the "
+                       "optimizer is built.")
+    self._exclude_ids = {id(v) for v in var_list or ()}
+    self._exclude_names = list(var_names or ())
+
+  def _use_weight_decay(self, var):
+    if id(var) in self._exclude_ids:
+      return False
+    return not any(re.search(n, var.name) is not None for n in self._exclude_names)
 
   # ------------------------------------------------------------- updating
   def _update(self, grad, handles, lr):
@@ -141,30 +188,81 @@ class Optimizer:
     if not pairs:
       return self._iterations
     grads, variables = self._filter(pairs)
-    if self.clipnorm is not None or self.clipvalue is not None or \
-        self.global_clipnorm is not None:
+    grads = [self._checked(g, v) for g, v in zip(grads, variables)]
+    if self.clipnorm or self.clipvalue or self.global_clipnorm:
       grads = self._clip(grads)
-    lr = self._learning_rate
-    lr = lr._handle if isinstance(lr, Variable) else convert_to_tensor(lr(self._iterations),
-                                                                       _dt.float32)
+    lr = self._lr_input()
     slots = self._slots
-    for g, v in zip(grads, variables):
+    entries = []
+    for v in variables:
       entry = slots.get(id(v))
       if entry is None or entry[0] is not v:
         entry = self._create_slots(v)
-      if not isinstance(g, Tensor):
-        g = convert_to_tensor(g, v.dtype)
-      elif g._dtype is not v._dtype:
-        raise InvalidArgumentError(
-            None, None, f"{type(self).__name__}.apply_gradients: the gradient of variable "
-            f"'{v.name}' has dtype {g.dtype.name}, the variable {v.dtype.name}.")
-      if self.weight_decay:
-        v.assign_sub(v * (float(self.weight_decay) * _lr_value(lr)))
+      entries.append(entry)
+    self._before_updates(variables)
+    if self.weight_decay:
+      decay = float(self.weight_decay) * _lr_value(lr)
+      for v in variables:
+        if self._use_weight_decay(v):
+          v.assign_sub(v * _cast_like(decay, v))
+    for g, entry in zip(grads, entries):
       self._update(g, entry[1], lr)
-      if v.constraint is not None:  # Keras 2: projected right after the variable's update
+    if self.use_ema:
+      self._update_averages(variables)
+    for v in variables:
+      if v.constraint is not None:  # Keras 2: projected after every update
         v.assign(v.constraint(v))
     self._iterations.assign_add(1)
     return self._iterations
+
+  def _lr_input(self):
+    """The learning rate the update ops read: the variable's handle or a schedule's value."""
+    lr = self._learning_rate
+    if isinstance(lr, Variable):
+      return lr._handle
+    return convert_to_tensor(lr(self._iterations), _dt.float32)
+
+  def _before_updates(self, variables):
+    """Called once per step after the checks and before any update (Nadam's product)."""
+
+  def _checked(self, g, v):
+    """`g` as a tensor of `v`'s dtype and shape, or the error TF raises for the pair."""
+    who = f"{type(self).__name__}.apply_gradients"
+    if not isinstance(g, Tensor):
+      try:
+        g = convert_to_tensor(g, v.dtype)
+      except (TypeError, ValueError) as e:
+        raise type(e)(f"{who}: the gradient of variable '{v.name}' cannot be converted to "
+                      f"{v.dtype.name}: {e}") from None
+    elif g._dtype is not v._dtype:
+      raise InvalidArgumentError(
+          None, None, f"{who}: the gradient of variable '{v.name}' has dtype "
+          f"{g.dtype.name}, the variable {v.dtype.name}.")
+    if not g.shape.is_compatible_with(v.shape):
+      raise InvalidArgumentError(
+          None, None, f"{who}: var and grad do not have the same shape {v.shape.as_list()} "
+          f"{g.shape.as_list()} (variable '{v.name}').")
+    return g
+
+  def _update_averages(self, variables):
+    from tensorlet.ops import array_ops, math_ops
+    m = float(self.ema_momentum)
+    averages = [self._averages[id(v)] for v in variables]
+    for v, avg in zip(variables, averages):
+      avg.assign(avg * _cast_like(m, v) + v * _cast_like(1.0 - m, v))
+    freq = self.ema_overwrite_frequency
+    if freq:
+      due = math_ops.equal((self._iterations + 1) % freq, 0)
+      for v, avg in zip(variables, averages):
+        v.assign(array_ops.where(due, avg, v))
+
+  def finalize_variable_values(self, var_list):
+    """With `use_ema`, sets each variable to its moving average (fit does this at the end)."""
+    if self.use_ema:
+      for v in var_list:
+        avg = self._averages.get(id(v))
+        if avg is not None:
+          v.assign(avg)
 
   def _filter(self, pairs):
     grads, variables = [], []
@@ -189,12 +287,13 @@ class Optimizer:
     return grads, variables
 
   def _clip(self, grads):
-    if self.clipnorm is not None:
-      grads = [clip_ops.clip_by_norm(g, self.clipnorm) for g in grads]
-    if self.global_clipnorm is not None:
-      grads = clip_ops.clip_by_global_norm(grads, self.global_clipnorm)[0]
-    if self.clipvalue is not None:
-      grads = [clip_ops.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
+    # NOTE: as Keras 2: only the first of clipnorm, global_clipnorm, clipvalue applies.
+    if self.clipnorm and self.clipnorm > 0:
+      return [clip_ops.clip_by_norm(g, self.clipnorm) for g in grads]
+    if self.global_clipnorm and self.global_clipnorm > 0:
+      return clip_ops.clip_by_global_norm(grads, self.global_clipnorm)[0]
+    if self.clipvalue and self.clipvalue > 0:
+      return [clip_ops.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
     return grads
 
   def compute_gradients(self, loss, var_list, tape=None):
@@ -245,6 +344,11 @@ class Optimizer:
 
 def _filled(var, value):
   return np.full(np.shape(var._value), value, dtype=var.dtype.as_numpy_dtype)
+
+
+def _cast_like(x, v):
+  from tensorlet.ops import math_ops
+  return math_ops.cast(x, v.dtype) if isinstance(x, Tensor) else x
 
 
 def _lr_value(lr):

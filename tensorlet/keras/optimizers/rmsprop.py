@@ -11,6 +11,8 @@ class RMSprop(Optimizer):
   epsilon), with optional momentum and `centered` (subtracts the squared mean
   gradient from the velocity)."""
 
+  _SLOT_GROUPS = (("velocity",), ("momentum",), ("average_gradient",))
+
   def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-07,
                centered=False, name="RMSprop", **kwargs):
     kwargs.setdefault("ema_overwrite_frequency", 100)  # NOTE: Keras' RMSprop default

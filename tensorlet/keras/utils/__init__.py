@@ -11,6 +11,9 @@ def __getattr__(name):
   if name in ("plot_model", "model_to_dot"):
     from tensorlet.keras.utils import vis_utils
     return getattr(vis_utils, name)
+  if name == "Sequence":
+    from tensorlet.keras.utils.data_utils import Sequence
+    return Sequence
   raise AttributeError(f"module 'tensorlet.keras.utils' has no attribute '{name}'")
 
 
