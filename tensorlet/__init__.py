@@ -68,6 +68,7 @@ _LAZY = {
     "train": "tensorlet.train",
     "summary": "tensorlet.summary",
     "data": "tensorlet.data",
+    "io": "tensorlet.io",
     "keras": "tensorlet.keras",
     "saved_model": "tensorlet.saved_model",
     "onnx": "tensorlet.onnx",

@@ -7,6 +7,9 @@ from tensorlet.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY,  # noqa: F40
 from tensorlet.data.iterators import OwnedIterator as Iterator  # noqa: F401
 from tensorlet.data import sources as _sources  # noqa: F401 - registers the source classes
 from tensorlet.data import transformations as _transformations  # noqa: F401
+from tensorlet.data.readers import FixedLengthRecordDatasetV2 as FixedLengthRecordDataset  # noqa: F401,E501
+from tensorlet.data.readers import TextLineDatasetV2 as TextLineDataset  # noqa: F401
+from tensorlet.data.readers import TFRecordDatasetV2 as TFRecordDataset  # noqa: F401
 
 
 def _cardinality(dataset):
