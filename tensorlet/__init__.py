@@ -69,6 +69,7 @@ _LAZY = {
     "summary": "tensorlet.summary",
     "data": "tensorlet.data",
     "io": "tensorlet.io",
+    "experimental": "tensorlet.experimental",
     "keras": "tensorlet.keras",
     "saved_model": "tensorlet.saved_model",
     "onnx": "tensorlet.onnx",

@@ -62,8 +62,10 @@ class StructuredFunction:
     converted = convert(func)
     result = {}
 
+    flat_in = structure.flatten(input_spec)
+
     def wrapper(*xs):
-      elem = structure.pack(input_spec, xs)
+      elem = structure.pack(input_spec, structure.wrap_datasets(flat_in, xs))
       if unpack and type(elem) is tuple:
         out = converted(*elem)
       else:
@@ -72,7 +74,7 @@ class StructuredFunction:
       result["structure"] = out
       return [x._variant_tensor() if _is_dataset(x) else x for x in structure.flatten(out)]
     ident = name.replace(".", "_")
-    self.graph = trace.build_graph(wrapper, structure.flatten(input_spec), ident)
+    self.graph = trace.build_graph(wrapper, structure.graph_specs(flat_in), ident)
     self.structure = result["structure"]
     self.output_spec = nest.map_structure(
         lambda x: x._type_spec() if _is_dataset(x) else structure.spec_of(x), self.structure)

@@ -72,24 +72,41 @@ def variant_of(obj):
 # --------------------------------------------------------------- iterators
 
 class IteratorState:
-  """An iterator's run-time state: the flat element generator of one pass.
+  """An iterator's run-time state: the flat element generator of one pass over
+  `dataset`, and how many elements it has given (for checkpoints, which
+  replay that many; see data/checkpointing.py).
 
   It quacks like a dataset (`_flat_iter`), so ReduceDataset loops over the
   rest of an iterator as it loops over a dataset.
   """
 
-  __slots__ = ("it",)
+  __slots__ = ("it", "count", "dataset", "saved_state", "__weakref__")
 
-  def __init__(self, it):
-    self.it = it
+  def __init__(self, dataset):
+    from tensorlet.data import checkpointing
+    self.dataset = dataset
+    self.saved_state = checkpointing.capture(dataset)
+    self.it = dataset._flat_iter()
+    self.count = 0
+
+  def next_flat(self):
+    """The next flat element, or None at the end."""
+    e = next(self.it, None)
+    if e is not None:
+      self.count += 1
+    return e
 
   def _flat_iter(self):
-    return self.it
+    while True:
+      e = self.next_flat()
+      if e is None:
+        return
+      yield e
 
 
 @op("MakeIterator", type_inputs=(), stateful=True, differentiable=False, shape=_variant_shape)
 def MakeIterator(ds):
-  return Variant(IteratorState(ds.value._flat_iter()))
+  return Variant(IteratorState(ds.value))
 
 
 def make_iterator_node(dataset_variant):
@@ -103,7 +120,7 @@ def _element_shapes(inputs, attrs):
 @op("IteratorGetNext", type_inputs=(), stateful=True, num_outputs=None, differentiable=False,
     shape=_element_shapes)
 def IteratorGetNext(it, *, out_specs):
-  elem = next(it.value.it, None)
+  elem = it.value.next_flat()
   if elem is None:
     raise OutOfRangeError(None, None, "End of sequence [Op:IteratorGetNext]")
   return tuple(elem)

@@ -11,54 +11,17 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.data import structure
 from tensorlet.data.dataset import UNKNOWN_CARDINALITY, DatasetV2, _int64
+from tensorlet.data.interleave import interleave_iters
 from tensorlet.errors import DataLossError, InvalidArgumentError
 from tensorlet.io import tfrecord
 from tensorlet.tensor import Tensor, convert_to_tensor
 from tensorlet.tensor_spec import TensorSpec
 
-__all__ = ["TFRecordDatasetV2", "TextLineDatasetV2", "FixedLengthRecordDatasetV2",
-           "interleave_iters"]
+__all__ = ["TFRecordDatasetV2", "TextLineDatasetV2", "FixedLengthRecordDatasetV2"]
 
 _STRING = TensorSpec([], _dt.string)
 
 
-def interleave_iters(inputs, make_iter, cycle_length, block_length):
-  """TensorFlow's interleave order over the iterators `make_iter(x)` of `inputs`.
-
-  Up to `cycle_length` iterators are open; each gives `block_length` elements
-  in turn. An exhausted slot moves on to the next slot and is refilled from
-  `inputs` when the cycle comes back to it.
-  """
-  inputs = iter(inputs)
-  slots = [None] * cycle_length
-  cycle = block = 0
-  open_ = 0
-  end_of_input = False
-  while not end_of_input or open_:
-    it = slots[cycle]
-    if it is not None:
-      x = next(it, _END)
-      if x is not _END:
-        block += 1
-        if block == block_length:
-          block, cycle = 0, (cycle + 1) % cycle_length
-        yield x
-        continue
-      slots[cycle] = None
-      open_ -= 1
-      block, cycle = 0, (cycle + 1) % cycle_length
-    elif not end_of_input:
-      x = next(inputs, _END)
-      if x is _END:
-        end_of_input = True
-      else:
-        slots[cycle] = iter(make_iter(x))
-        open_ += 1
-    else:
-      block, cycle = 0, (cycle + 1) % cycle_length
-
-
-_END = object()
 
 
 def _filenames(filenames):
@@ -104,7 +67,7 @@ class _FileDataset(DatasetV2):
 
   _default_buffer = 256 * 1024
 
-  def _init_files(self, filenames, params, num_parallel_reads):
+  def _init_files(self, filenames, params, num_parallel_reads, spec=_STRING):
     ds, names = _filenames(filenames)
     self._has_ds = ds is not None
     if num_parallel_reads is not None and not isinstance(num_parallel_reads, Tensor) and \
@@ -116,7 +79,7 @@ class _FileDataset(DatasetV2):
                    "num_parallel_reads")
     inputs = [ds] if ds is not None else []
     tensors = ([] if ds is not None else [names]) + [cycle] + params
-    self._setup(inputs, tensors, _STRING)
+    self._setup(inputs, tensors, spec)
 
   def _names(self):
     if self._has_ds:

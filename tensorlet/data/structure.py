@@ -88,8 +88,28 @@ def to_numpy(value, dtype):
   return value
 
 
+def _is_dataset_spec(spec):
+  from tensorlet.data.dataset import DatasetSpec
+  return isinstance(spec, DatasetSpec)
+
+
+def graph_specs(flat_specs):
+  """The TensorSpecs of flat components in a graph: a dataset is a variant scalar."""
+  return [TensorSpec([], _dt.variant) if _is_dataset_spec(s) else s for s in flat_specs]
+
+
+def wrap_datasets(flat_specs, tensors):
+  """Graph tensors of flat components, variant ones wrapped as datasets."""
+  from tensorlet.data.dataset import _VariantDataset
+  return [_VariantDataset(t, s.element_spec) if _is_dataset_spec(s) else t
+          for s, t in zip(flat_specs, tensors)]
+
+
 def to_eager(value, dtype):
-  """An EagerTensor from a component value (ndarray or NumPy scalar of `dtype`)."""
+  """An EagerTensor from a component value (ndarray or NumPy scalar of `dtype`);
+  a dataset component (its `dtype` is a DatasetSpec) is the dataset itself."""
+  if not isinstance(dtype, _dt.DType):
+    return value.value
   if isinstance(value, np.ndarray):
     if value.ndim == 0 and dtype is not _dt.string:
       value = value[()]
@@ -101,7 +121,7 @@ def to_eager(value, dtype):
 
 
 def flat_dtypes(spec):
-  return [s.dtype for s in flatten(spec)]
+  return [s if _is_dataset_spec(s) else s.dtype for s in flatten(spec)]
 
 
 def packer(spec):
