@@ -29,6 +29,8 @@ from tensorlet.types import TraceType
 __all__ = ["DatasetV2", "Dataset", "DatasetSpec", "AUTOTUNE",
            "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]
 
+from tensorlet.data.options import Options  # noqa: E402,F401 - re-exported as tf.data.Options
+
 AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
@@ -457,33 +459,31 @@ class DatasetV2:
     return out
 
   def options(self):
-    return getattr(self, "_options", None) or Options()
+    """The tf.data.Options of this pipeline: those set upstream, merged (later wins)."""
+    from tensorlet.data.options import merge_options
+    found = []
+
+    def collect(d, seen):
+      for i in getattr(d, "_inputs", []) or []:
+        if id(i) not in seen:
+          seen.add(id(i))
+          collect(i, seen)
+      own = getattr(d, "_own_options", None)
+      if own is not None:
+        found.append(own)
+    collect(self, set())
+    return merge_options(*found)
 
   def with_options(self, options, name=None):
+    """This dataset with `options` set (merged over the options set upstream)."""
+    from tensorlet.data.options import Options
     if not isinstance(options, Options):
       raise TypeError(f"Dataset.with_options expects a tf.data.Options, got {options!r}")
-    out = copy.copy(self)
-    out._options = options
-    return out
+    from tensorlet.data.transformations import _OptionsDataset
+    return _OptionsDataset(self, options)
 
 
 Dataset = DatasetV2
-
-
-class Options:
-  """tf.data.Options: accepted and kept; tensorlet runs pipelines in one thread."""
-
-  def __init__(self):
-    self.deterministic = None
-    self.experimental_deterministic = None
-    self.experimental_optimization = _Namespace()
-    self.threading = _Namespace()
-    self.experimental_distribute = _Namespace()
-
-
-class _Namespace:
-  def __getattr__(self, name):
-    return None
 
 
 # ------------------------------------------------------------------ DatasetSpec

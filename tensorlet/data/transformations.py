@@ -827,3 +827,22 @@ def _elements(n):
   if n == _INF:
     return "an infinite number of elements"
   return f"{n} element{'s' if n != 1 else ''}"
+
+
+class _OptionsDataset(DatasetV2):
+  """The input with tf.data.Options attached (Dataset.with_options)."""
+
+  _op_name = "OptionsDataset"
+
+  def __init__(self, input_ds, options):
+    self._own_options = options
+    self._setup([input_ds], [], input_ds.element_spec)
+
+  def _flat_iter(self):
+    return self._inputs[0]._flat_iter()
+
+  def _index_iter(self):
+    return self._inputs[0]._index_iter()
+
+  def _cardinality(self):
+    return self._inputs[0]._cardinality()
