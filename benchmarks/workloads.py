@@ -433,3 +433,7 @@ ALL = [
     ("w5", w5_conv),
     ("demo_fit_epoch", demo_fit_epoch),
 ]
+
+from io_workloads import tfrecord_parse_example  # noqa: E402
+
+ALL.append(("tfrecord_parse_example", tfrecord_parse_example))

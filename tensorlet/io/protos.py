@@ -10,8 +10,10 @@ tensorlet registers the same full names in the default pool without a clash.
 
 NOTE: tensorboard ships TensorProto but no example_pb2/feature_pb2, so the
 descriptors are built here; only the `protobuf` runtime is needed (the
-`io` extra; tensorboard already pulls it in). Parsing bytes with protobuf
-never runs code from them.
+`io` extra; tensorboard already pulls it in), and only for these message
+classes and serialize_tensor/parse_tensor: tf.io.parse_* read Example bytes
+without it (example_wire.py). Parsing bytes with protobuf never runs code
+from them.
 """
 __all__ = ["messages", "Example", "require"]
 

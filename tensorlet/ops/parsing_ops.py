@@ -33,30 +33,38 @@ def _decode(cls, data, what, op_name):
   try:
     return cls.FromString(data)
   except (DecodeError, RuntimeError, ValueError) as e:
-    raise InvalidArgumentError(None, None, f"Could not parse {what} input, value: "
-                               f"'{bytes(data)[:64]!r}' ({e}) [Op:{op_name}]") from None
+    raise _unparsable(what, data, e, op_name) from None
+
+
+def _unparsable(what, data, err, op_name):
+  return InvalidArgumentError(None, None, f"Could not parse {what} input, value: "
+                              f"'{bytes(data)[:64]!r}' ({err}) [Op:{op_name}]")
 
 
 def _where(key, index, batched):
   return f"Name: <unknown>, Key: {key}, Index: {index}." if batched else f"Key: {key}."
 
 
-def _values(feature, key, dtype, index, batched, op_name):
-  """The feature's values as a NumPy array of `dtype` (None for an empty Feature)."""
-  kind = feature.WhichOneof("kind")
+def _empty(dtype):
+  return np.zeros(0, dtype=object if dtype is _dt.string else dtype._np)
+
+
+def _values(ref, key, dtype, index, batched, op_name):
+  """The values of a Feature (a wire reference) as a NumPy array of `dtype`."""
+  from tensorlet.io.example_wire import WireError, feature_values
+  try:
+    kind, vals = feature_values(ref)
+  except WireError as e:
+    raise InvalidArgumentError(None, None, f"{_where(key, index, batched)}  Could not parse "
+                               f"the feature: {e} [Op:{op_name}]") from None
   if kind is None:
-    return np.zeros(0, dtype=object if dtype is _dt.string else dtype._np)
+    return _empty(dtype)
   want = _KIND[dtype]
   if kind != want:
     raise InvalidArgumentError(None, None, f"{_where(key, index, batched)}  Data types don't "
                                f"match. Data type: {_TYPE_NAME[kind]} but expected type: "
                                f"{_TYPE_NAME[want]} [Op:{op_name}]")
-  vals = getattr(feature, kind).value
-  if dtype is _dt.string:
-    out = np.empty(len(vals), dtype=object)
-    out[:] = list(vals)
-    return out
-  return np.fromiter(vals, dtype=dtype._np, count=len(vals))
+  return vals
 
 
 def _required(key, dtype, index, batched, op_name):
@@ -66,8 +74,9 @@ def _required(key, dtype, index, batched, op_name):
                               f"found. [Op:{op_name}]")
 
 
-def _dense(vals, key, dtype, shape, default, index, batched, op_name):
-  size = int(np.prod(shape)) if shape else 1
+def _dense(vals, key, dtype, shape, default, index, batched, op_name, size=None):
+  if size is None:
+    size = int(np.prod(shape)) if shape else 1
   if vals is None:
     if default.size == 0 and size != 0:
       raise _required(key, dtype, index, batched, op_name)
@@ -150,29 +159,36 @@ def ParseExampleV2(serialized, *dense_defaults, sparse_keys, sparse_types, dense
                    dense_types, dense_shapes, dense_seq, batched):
   """Examples in `serialized` (1-D, or a scalar when not `batched`) -> sparse
   indices, values, shapes (one per sparse key) then dense values."""
+  from tensorlet.io.example_wire import WireError, example_features
   name = "ParseExampleV2"
-  cls = _messages()["Example"]
   records = np.reshape(np.asarray(serialized, dtype=object), [-1])
-  fmaps = [_decode(cls, r, "example", name).features.feature for r in records]
+  wanted = set(sparse_keys) | set(dense_keys)
+  fmaps = []
+  for r in records:
+    try:
+      fmaps.append(example_features(r, wanted))
+    except WireError as e:
+      raise _unparsable("example", r, e, name) from None
   sparse_out = []
   for key, dtype in zip(sparse_keys, sparse_types):
     lists = []
     for i, fm in enumerate(fmaps):
-      f = _lookup(fm, key)
-      lists.append(np.zeros(0, object if dtype is _dt.string else dtype._np) if f is None
-                   else _values(f, key, dtype, i, batched, name))
+      f = fm.get(key)
+      lists.append(_empty(dtype) if f is None else _values(f, key, dtype, i, batched, name))
     sparse_out.append(_sparse(lists, dtype, batched))
   dense_out = []
   for key, dtype, shape, seq, default in zip(dense_keys, dense_types, dense_shapes, dense_seq,
                                              dense_defaults):
     parts = []
+    size = int(np.prod(shape)) if shape else 1
+    default = np.asarray(default)
     for i, fm in enumerate(fmaps):
-      f = _lookup(fm, key)
+      f = fm.get(key)
       vals = None if f is None else _values(f, key, dtype, i, batched, name)
       if seq:
         parts.append(_sequence_rows(vals, key, dtype, shape, i, batched, name))
       else:
-        parts.append(_dense(vals, key, dtype, shape, np.asarray(default), i, batched, name))
+        parts.append(_dense(vals, key, dtype, shape, default, i, batched, name, size))
     if seq:
       pad = np.asarray(default).reshape(-1)[0] if np.size(default) else \
           (b"" if dtype is _dt.string else 0)
@@ -209,15 +225,20 @@ def ParseSingleSequenceExample(serialized, *defaults, context_sparse_keys,
                                feature_list_dense_missing):
   """Context features (like one Example's) then feature lists: a dense
   feature list is [time] + shape, a sparse one has (time, index) indices."""
+  from tensorlet.io.example_wire import WireError, sequence_example
   name = "ParseSequenceExampleV2"
-  seq = _decode(_messages()["SequenceExample"], np.asarray(serialized, dtype=object)[()],
-                "sequence example", name)
+  data = np.asarray(serialized, dtype=object)[()]
+  try:
+    ctx_map, lists = sequence_example(
+        data, set(context_sparse_keys) | set(context_dense_keys),
+        set(feature_list_sparse_keys) | set(feature_list_dense_keys))
+  except WireError as e:
+    raise _unparsable("sequence example", data, e, name) from None
   cdefaults = defaults[:len(context_dense_keys)]
   fdefaults = defaults[len(context_dense_keys):]
-  ctx_map = seq.context.feature
   out = []
-  sp = [_sparse([np.zeros(0, object if t is _dt.string else t._np) if _lookup(ctx_map, k)
-                 is None else _values(ctx_map[k], k, t, 0, False, name)], t, False)
+  sp = [_sparse([_empty(t) if _lookup(ctx_map, k) is None
+                 else _values(ctx_map[k], k, t, 0, False, name)], t, False)
         for k, t in zip(context_sparse_keys, context_sparse_types)]
   out += [s[0] for s in sp] + [s[1] for s in sp] + [s[2] for s in sp]
   for k, t, s, d in zip(context_dense_keys, context_dense_types, context_dense_shapes,
@@ -225,12 +246,11 @@ def ParseSingleSequenceExample(serialized, *defaults, context_sparse_keys,
     f = _lookup(ctx_map, k)
     out.append(_dense(None if f is None else _values(f, k, t, 0, False, name), k, t, s,
                       np.asarray(d), 0, False, name))
-  lists = seq.feature_lists.feature_list
   sp = []
   for k, t in zip(feature_list_sparse_keys, feature_list_sparse_types):
     fl = _lookup(lists, k)
     steps = [] if fl is None else [_values(f, k, t, j, False, name) for j, f in
-                                   enumerate(fl.feature)]
+                                   enumerate(fl)]
     ind, vals, shape = _sparse(steps, t, True)
     sp.append((ind, vals, shape))
   out += [s[0] for s in sp] + [s[1] for s in sp] + [s[2] for s in sp]
@@ -247,7 +267,7 @@ def ParseSingleSequenceExample(serialized, *defaults, context_sparse_keys,
       out.append(np.zeros([0] + list(s), object if t is _dt.string else t._np))
       continue
     rows = [_dense(_values(f, k, t, j, False, name), k, t, s, np.asarray(d), j, False, name)
-            for j, f in enumerate(fl.feature)]
+            for j, f in enumerate(fl)]
     out.append(np.stack(rows) if rows else
                np.zeros([0] + list(s), object if t is _dt.string else t._np))
   return tuple(out)
