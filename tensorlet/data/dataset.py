@@ -493,9 +493,9 @@ def _structure_key(spec):
     return ("t", type(spec).__name__, tuple(_structure_key(s) for s in spec))
   if isinstance(spec, dict):
     return ("d", tuple((k, _structure_key(spec[k])) for k in sorted(spec)))
-  if isinstance(spec, DatasetSpec):
-    return ("ds", spec)
-  return ("x", spec.shape, spec.dtype._enum)
+  if isinstance(spec, TensorSpec):
+    return ("x", spec.shape, spec.dtype._enum)
+  return ("spec", spec)  # DatasetSpec, OptionalSpec, composite specs: hashable types
 
 
 class DatasetSpec(TraceType):

@@ -89,6 +89,10 @@ class IteratorState:
     self.it = dataset._flat_iter()
     self.count = 0
 
+  @property
+  def element_spec(self):
+    return self.dataset.element_spec
+
   def next_flat(self):
     """The next flat element, or None at the end."""
     e = next(self.it, None)
@@ -120,18 +124,32 @@ def _element_shapes(inputs, attrs):
 @op("IteratorGetNext", type_inputs=(), stateful=True, num_outputs=None, differentiable=False,
     shape=_element_shapes)
 def IteratorGetNext(it, *, out_specs):
-  elem = it.value.next_flat()
+  state = it.value
+  elem = state.next_flat()
   if elem is None:
     raise OutOfRangeError(None, None, "End of sequence [Op:IteratorGetNext]")
-  return tuple(elem)
+  return tuple(_components(state.element_spec, elem))
+
+
+def _components(element_spec, elem):
+  """Run-time slots of an element -> the component values graph nodes give."""
+  from tensorlet.data import structure
+  slots = nest.flatten(element_spec)
+  return structure.expand_slots(slots, elem) if structure.has_components(slots) else elem
+
+
+def _out_specs(element_spec):
+  from tensorlet.data import structure
+  return tuple((s.shape, s.dtype) for s in structure.graph_specs(nest.flatten(element_spec)))
 
 
 def get_next_node(iterator_variant, element_spec):
-  """The flat components of the next element (IteratorGetNext)."""
-  specs = nest.flatten(element_spec)
-  outs = execute(IteratorGetNext, [iterator_variant],
-                 {"out_specs": tuple((s.shape, s.dtype) for s in specs)}, "IteratorGetNext")
-  return list(outs) if isinstance(outs, tuple) else [outs]
+  """The flat slots of the next element (IteratorGetNext)."""
+  from tensorlet.data import structure
+  outs = execute(IteratorGetNext, [iterator_variant], {"out_specs": _out_specs(element_spec)},
+                 "IteratorGetNext")
+  outs = list(outs) if isinstance(outs, tuple) else [outs]
+  return structure.from_components(nest.flatten(element_spec), outs)
 
 
 # ------------------------------------------------------------- cardinality
@@ -157,13 +175,14 @@ def ReduceDataset(ds, *args, body_fn, cond_fn, n_state, body_idx, cond_idx, out_
   bcaps = [caps[i] for i in body_idx]
   ccaps = [caps[i] for i in cond_idx]
   it = ds.value._flat_iter()
+  spec = ds.value.element_spec
   while True:
     if cond_fn is not None and not bool(cond_fn(*state, *ccaps)[0]):
       break
     elem = next(it, None)
     if elem is None:
       break
-    state = body_fn(*state, *elem, *bcaps)
+    state = body_fn(*state, *_components(spec, elem), *bcaps)
   return tuple(state)
 
 
@@ -191,12 +210,15 @@ def reduce_node(dataset, init, body, test=None, name="ReduceDataset", what="redu
     The final state, a list of tensors. State shapes that the body changes are
     relaxed (traced again with the common shape), as TF's Dataset.reduce does.
   """
+  from tensorlet.data import structure
   n = len(init)
-  elem_specs = [s for s in nest.flatten(dataset.element_spec)]
+  slots = nest.flatten(dataset.element_spec)
+  elem_specs = structure.graph_specs(slots)
   specs = [TensorSpec(t.shape, t.dtype) for t in init]
   for _ in range(8):
-    body_g = trace.build_graph(lambda *xs: list(body(list(xs[:n]), list(xs[n:]))),
-                               specs + elem_specs, "reduce_body")
+    body_g = trace.build_graph(
+        lambda *xs: list(body(list(xs[:n]), structure.from_components(slots, xs[n:]))),
+        specs + elem_specs, "reduce_body")
     if len(body_g.outputs) != n:
       raise ValueError(f"The reduce function must return {n} state tensors, got "
                        f"{len(body_g.outputs)} ({what})")
@@ -233,7 +255,7 @@ def DatasetToSingleElement(ds, *, out_specs):
   if next(it, None) is not None:
     raise InvalidArgumentError(None, None, "Dataset had more than one element. "
                                "[Op:DatasetToSingleElement]")
-  return tuple(first)
+  return tuple(_components(ds.value.element_spec, first))
 
 
 def check_scalar_bool(value, what):

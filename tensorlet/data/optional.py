@@ -111,6 +111,7 @@ class Optional:
     outs = list(outs) if isinstance(outs, tuple) else [outs]
     return structure.pack(self._element_spec, outs)
 
+  @property
   def _type_spec(self):
     return OptionalSpec(self._element_spec)
 
@@ -155,6 +156,17 @@ class OptionalSpec(TraceType):
     common = DatasetSpec(self._element_spec).most_specific_common_supertype(
         [DatasetSpec(o._element_spec) for o in others])
     return None if common is None else OptionalSpec(common.element_spec)
+
+  # The composite protocol (a dataset element slot, tf.nest expand_composites).
+  @property
+  def _component_specs(self):
+    return [TensorSpec([], _dt.variant)]
+
+  def _to_components(self, value):
+    return [value._variant]
+
+  def _from_components(self, tensors):
+    return Optional(list(tensors)[0], self._element_spec)
 
   def flatten(self):
     return [TensorSpec([], _dt.variant)]

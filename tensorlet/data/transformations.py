@@ -269,6 +269,7 @@ class _BatchDataset(DatasetV2):
   def __init__(self, input_ds, batch_size, drop_remainder, num_parallel_calls=None):
     if num_parallel_calls is not None:
       self._repr_name = "_ParallelBatchDataset"
+    structure.check_batchable(structure.flatten(input_ds.element_spec), "Batching")
     bs = _int64(batch_size, "batch_size")
     drop = _bool(drop_remainder, "drop_remainder")
     dim = _batch_dim(bs, drop)
@@ -342,6 +343,7 @@ class _PaddedBatchDataset(DatasetV2):
   def __init__(self, input_ds, batch_size, padded_shapes, padding_values, drop_remainder):
     spec = input_ds.element_spec
     flat_specs = structure.flatten(spec)
+    structure.check_batchable(flat_specs, "padded_batch")
     shapes, pads = padding_config(spec, padded_shapes, padding_values)
     self._shapes = shapes
     self._pads = pads
@@ -440,6 +442,7 @@ class _UnbatchDataset(DatasetV2):
   def __init__(self, input_ds):
     spec = input_ds.element_spec
     flat = structure.flatten(spec)
+    structure.check_batchable(flat, "Unbatching")
     for s in flat:
       if s.shape.rank == 0:
         raise ValueError("Unbatching a dataset is only supported for rank >= 1")

@@ -27,7 +27,7 @@ def test_optional_from_value_and_empty():
   assert not bool(e.has_value())
   with pytest.raises(tf.errors.InvalidArgumentError, match="does not have a value"):
     e.get_value()
-  assert o._type_spec() == OptionalSpec(o.element_spec)
+  assert o._type_spec == OptionalSpec(o.element_spec)
   assert tf.data.experimental.Optional is tf.experimental.Optional
 
 
