@@ -6,6 +6,7 @@ the shuffle does: the same seed gives the same sequence (not TensorFlow's
 numbers, which come from its own kernels).
 """
 import itertools
+import os
 
 import numpy as np
 
@@ -215,19 +216,28 @@ def list_files(file_pattern, shuffle=None, seed=None, name=None):
   """The files matching `file_pattern` (a glob or list of them), shuffled unless
   shuffle=False; InvalidArgumentError when nothing matches."""
   from tensorlet.data.sources import _TensorSliceDataset
-  from tensorlet.io import matching_files
-  if isinstance(file_pattern, Tensor) and not hasattr(file_pattern, "numpy"):
-    raise NotImplementedError("Dataset.list_files inside tf.function is not implemented in "
-                              "tensorlet; list the files outside the function.")
-  names = matching_files(file_pattern)
-  if int(names.shape[0]) == 0:
-    pats = convert_to_tensor(file_pattern, _dt.string).numpy()
-    pats = pats.reshape(-1) if isinstance(pats, np.ndarray) else [pats]
-    shown = ", ".join(p.decode() if isinstance(p, bytes) else str(p) for p in pats)
+  from tensorlet.ops.io_ops import MatchingFiles
+  from tensorlet.ops.registry import constant_value
+  patterns = file_pattern
+  if isinstance(file_pattern, Tensor):
+    patterns = constant_value(file_pattern)
+    if patterns is None:
+      raise NotImplementedError("Dataset.list_files of a pattern computed inside tf.function "
+                                "is not implemented in tensorlet; pass a string.")
+  # NOTE: the files are listed when the dataset is built (inside tf.function: when
+  # it is traced), not each time the function runs.
+  if isinstance(patterns, (str, bytes)) or hasattr(patterns, "__fspath__"):
+    patterns = [patterns]
+  pats = np.array([os.fsencode(p) if not isinstance(p, bytes) else p
+                   for p in np.asarray(patterns, dtype=object).reshape(-1)], dtype=object)
+  names = MatchingFiles.kernel(pats)
+  if names.size == 0:
+    shown = ", ".join(p.decode() if isinstance(p, bytes) else str(p) for p in pats.reshape(-1))
     raise InvalidArgumentError(None, None, f"Expected 'tf.Tensor(False, shape=(), "
                                f"dtype=bool)' to be true. Summarized data: b'No files matched "
                                f"pattern: {shown}'")
+  names = convert_to_tensor(names, _dt.string)
   ds = _TensorSliceDataset(names)
   if shuffle is None or shuffle:
-    ds = ds.shuffle(int(names.shape[0]), seed=seed)
+    ds = ds.shuffle(int(np.size(constant_value(names))), seed=seed)
   return ds

@@ -211,3 +211,18 @@ def test_options_merge_and_propagate():
   with pytest.raises(TypeError):
     d.with_options(1)
   assert _np(x) == [0, 1, 2] and int(x.cardinality()) == 3
+
+
+def test_list_files_and_text_lines_inside_tf_function(tmp_path):
+  for n, text in (("a.txt", b"1\n2\n"), ("b.txt", b"3\n")):
+    (tmp_path / n).write_bytes(text)
+  pattern = str(tmp_path / "*.txt")
+
+  @tf.function
+  def total():
+    s = tf.constant(0)
+    for line in tf.data.Dataset.list_files(pattern, shuffle=False).interleave(
+        tf.data.TextLineDataset, cycle_length=1):
+      s += tf.strings.to_number(line, tf.int32)
+    return s
+  assert int(total()) == 6
