@@ -3,7 +3,7 @@
 Each reads the files named by a string scalar or vector (or a dataset of
 file names) in order; `num_parallel_reads` interleaves records of that many
 files (block length 1, deterministic), as TensorFlow's parallel interleave
-orders them. Files are opened when iterated: a missing file raises
+orders them, each file read ahead in its own thread. Files are opened when iterated: a missing file raises
 NotFoundError from `next()`, a bad record DataLossError.
 """
 import numpy as np
@@ -98,7 +98,8 @@ class _FileDataset(DatasetV2):
       cycle = os.cpu_count() or 1
     args = vals[1:]
     read = self._read_file
-    records = interleave_iters(self._names(), lambda path: read(path, *args), cycle, 1)
+    records = interleave_iters(self._names(), lambda path: read(path, *args), cycle, 1,
+                               parallel=cycle > 1)
     for r in records:
       yield [np.asarray(r, dtype=object)]
 

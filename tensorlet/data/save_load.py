@@ -100,9 +100,9 @@ def _write(path, items, spec, compression):
 
 def save(dataset, path, compression=None, shard_func=None, checkpoint_args=None):
   """Writes every element of `dataset` under the directory `path`."""
-  if shard_func is not None:
-    raise NotImplementedError("Dataset.save(shard_func=...) is not implemented in tensorlet; "
-                              "all elements go to one file.")
+  if shard_func is not None or checkpoint_args is not None:
+    raise NotImplementedError("Dataset.save(shard_func=..., checkpoint_args=...) is not "
+                              "implemented in tensorlet; all elements go to one file.")
   tfrecord.compression_type_string(compression)
   for s in nest.flatten(dataset.element_spec):
     if not isinstance(s, TensorSpec):

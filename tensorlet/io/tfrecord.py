@@ -55,8 +55,10 @@ class TFRecordOptions:
     compression_level: 0-9, or -1/None for zlib's default.
     mem_level, window_bits, compression_strategy: zlib's deflate parameters
       (TF's defaults: 9, 15, 0).
-  Other arguments (flush_mode, buffer sizes, compression_method) are kept and
-  have no effect on the bytes written.
+    flush_mode: the zlib flush mode of `TFRecordWriter.flush()` (TF's default:
+      Z_PARTIAL_FLUSH).
+  Buffer sizes and compression_method are kept and have no effect on the bytes
+  written.
   """
 
   compression_type_map = {TFRecordCompressionType.ZLIB: "ZLIB",
@@ -128,6 +130,8 @@ class TFRecordWriter:
                       f"string, got {options!r}")
     self._path = os.fsdecode(os.fspath(path))
     self._zip = options._compressor()
+    self._flush_mode = zlib.Z_PARTIAL_FLUSH if options.flush_mode is None else \
+        int(options.flush_mode)
     try:
       self._file = open(self._path, "wb")
     except OSError as e:
@@ -142,7 +146,8 @@ class TFRecordWriter:
   def flush(self):
     self._check_open()
     if self._zip:
-      self._file.write(self._zip.flush(zlib.Z_SYNC_FLUSH))
+      # NOTE: TF's ZlibOutputBuffer flushes with Z_PARTIAL_FLUSH unless told otherwise.
+      self._file.write(self._zip.flush(self._flush_mode))
     self._file.flush()
 
   def close(self):

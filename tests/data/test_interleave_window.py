@@ -182,3 +182,27 @@ def test_bucket_by_sequence_length_errors():
                                           pad_to_bucket_boundary=True)
   with pytest.raises(tf.errors.InvalidArgumentError, match="pad_to_bucket_boundary"):
     list(b)
+
+
+def test_parallel_interleave_reads_inputs_concurrently():
+  import threading
+  import time
+  active, peak = [0], [0]
+  lock = threading.Lock()
+
+  def slow(x):
+    with lock:
+      active[0] += 1
+      peak[0] = max(peak[0], active[0])
+    time.sleep(0.01)
+    with lock:
+      active[0] -= 1
+    return x
+
+  def make(x):
+    return tf.data.Dataset.range(3).map(lambda y: tf.py_function(slow, [x * 10 + y], tf.int64))
+  d = tf.data.Dataset.range(4)
+  par = d.interleave(make, cycle_length=4, num_parallel_calls=4)
+  seq = d.interleave(make, cycle_length=4)
+  assert _np(par) == _np(seq)
+  assert peak[0] > 1

@@ -226,3 +226,13 @@ def test_list_files_and_text_lines_inside_tf_function(tmp_path):
       s += tf.strings.to_number(line, tf.int32)
     return s
   assert int(total()) == 6
+
+
+def test_save_options_not_implemented_say_so(tmp_path):
+  d = tf.data.Dataset.range(3)
+  with pytest.raises(NotImplementedError, match="shard_func"):
+    d.save(str(tmp_path / "a"), shard_func=lambda x: x % 2)
+  with pytest.raises(NotImplementedError):
+    tf.data.Dataset.load(str(tmp_path / "a"), reader_func=lambda d: d)
+  with pytest.raises(NotImplementedError):
+    d.snapshot(str(tmp_path / "s"), shard_func=lambda x: x)

@@ -105,6 +105,18 @@ def test_compression_type_string():
   assert get(tf.io.TFRecordCompressionType.GZIP) == "GZIP"
 
 
+def test_flush_bytes_are_tensorflows(tmp_path):
+  path = str(tmp_path / "f.z")
+  w = tf.io.TFRecordWriter(path, "ZLIB")
+  w.write(b"one")
+  w.flush()
+  w.write(b"two")
+  w.close()
+  # As TF 2.21 writes it (its flush is zlib's Z_PARTIAL_FLUSH).
+  assert open(path, "rb").read().hex() == \
+      "789c626680800d333df9f2f352191d423900028c1949a8a43cbf73c2494e007b03086c"
+
+
 def test_flush_keeps_a_readable_stream(tmp_path):
   path = str(tmp_path / "f.gz")
   w = tf.io.TFRecordWriter(path, "GZIP")
@@ -161,3 +173,13 @@ def test_not_a_tfrecord_file(tmp_path):
 def test_missing_file_raises_not_found(tmp_path):
   with pytest.raises(tf.errors.NotFoundError, match="No such file"):
     list(tfrecord.read_records(str(tmp_path / "missing")))
+
+
+def test_compression_level_bytes_are_tensorflows(tmp_path):
+  path = str(tmp_path / "l9.gz")
+  with tf.io.TFRecordWriter(path, tf.io.TFRecordOptions("GZIP", compression_level=9)) as w:
+    w.write(b"hello" * 20)
+    w.write(b"world")
+  assert open(path, "rb").read().hex() == (
+      "1f8b08000000000002034b618000e77899fb19a93939f9342662e768b7b042ed7cb589c5ae3cbf2827"
+      "45d74f7e2900fd8f311f89000000")
