@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import tensorlet as tf
+from concurrency import Overlap
 
 I64 = tf.TensorSpec([], tf.int64)
 
@@ -185,19 +186,7 @@ def test_bucket_by_sequence_length_errors():
 
 
 def test_parallel_interleave_reads_inputs_concurrently():
-  import threading
-  import time
-  active, peak = [0], [0]
-  lock = threading.Lock()
-
-  def slow(x):
-    with lock:
-      active[0] += 1
-      peak[0] = max(peak[0], active[0])
-    time.sleep(0.01)
-    with lock:
-      active[0] -= 1
-    return x
+  slow = Overlap(0.01)
 
   def make(x):
     return tf.data.Dataset.range(3).map(lambda y: tf.py_function(slow, [x * 10 + y], tf.int64))
@@ -205,4 +194,4 @@ def test_parallel_interleave_reads_inputs_concurrently():
   par = d.interleave(make, cycle_length=4, num_parallel_calls=4)
   seq = d.interleave(make, cycle_length=4)
   assert _np(par) == _np(seq)
-  assert peak[0] > 1
+  assert slow.peak > 1

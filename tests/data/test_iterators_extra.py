@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tensorlet as tf
+from concurrency import Overlap
 from tensorlet.data.optional import OptionalSpec
 
 
@@ -123,24 +124,15 @@ def test_checkpoint_counts_elements_taken_inside_tf_function(tmp_path):
 # -------------------------------------------------------------------- threads
 
 def test_parallel_map_runs_concurrently_and_keeps_order():
-  active, peak = [0], [0]
-  lock = threading.Lock()
-
-  def work(x):
-    with lock:
-      active[0] += 1
-      peak[0] = max(peak[0], active[0])
-    time.sleep(0.02)
-    with lock:
-      active[0] -= 1
-    return x * 2
-  ds = tf.data.Dataset.range(16).map(lambda x: tf.py_function(work, [x], tf.int64),
+  work = Overlap(0.02)
+  ds = tf.data.Dataset.range(16).map(lambda x: tf.py_function(lambda v: work(v, 2), [x],
+                                                                tf.int64),
                                      num_parallel_calls=4)
   assert repr(ds).startswith("<_ParallelMapDataset")
   assert ds.element_spec.dtype == tf.int64
   assert int(ds.cardinality()) == 16
   assert _np(ds) == [2 * i for i in range(16)]
-  assert peak[0] > 1
+  assert work.peak > 1
 
 
 def test_parallel_map_nondeterministic_gives_every_element():
