@@ -469,3 +469,7 @@ ALL = [
     ("demo_fit_epoch", demo_fit_epoch),
 ]
 ALL += __import__("workloads_seq").ALL  # LSTM and Transformer training steps
+
+from io_workloads import tfrecord_parse_example  # noqa: E402
+
+ALL.append(("tfrecord_parse_example", tfrecord_parse_example))

@@ -70,6 +70,8 @@ _LAZY = {
     "train": "tensorlet.train",
     "summary": "tensorlet.summary",
     "data": "tensorlet.data",
+    "io": "tensorlet.io",
+    "experimental": "tensorlet.experimental",
     "keras": "tensorlet.keras",
     "saved_model": "tensorlet.saved_model",
     "onnx": "tensorlet.onnx",

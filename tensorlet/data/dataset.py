@@ -29,6 +29,8 @@ from tensorlet.types import TraceType
 __all__ = ["DatasetV2", "Dataset", "DatasetSpec", "AUTOTUNE",
            "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]
 
+from tensorlet.data.options import Options  # noqa: E402,F401 - re-exported as tf.data.Options
+
 AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
@@ -268,8 +270,9 @@ class DatasetV2:
   def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
     """Applies `map_func` to each element (traced once into a graph)."""
     from tensorlet.data.transformations import _MapDataset, _ParallelMapDataset
-    cls = _MapDataset if num_parallel_calls is None else _ParallelMapDataset
-    return cls(self, map_func)
+    if num_parallel_calls is None:
+      return _MapDataset(self, map_func)
+    return _ParallelMapDataset(self, map_func, num_parallel_calls, deterministic)
 
   def filter(self, predicate, name=None):
     """Keeps the elements for which `predicate` (traced once) is true."""
@@ -329,7 +332,8 @@ class DatasetV2:
     return _ShardDataset(self, num_shards, index)
 
   def prefetch(self, buffer_size, name=None):
-    """Accepted for compatibility; elements are produced on demand."""
+    """Produces up to `buffer_size` elements ahead in a background thread
+    (AUTOTUNE: 4; 0: none), overlapping the input pipeline with the consumer."""
     from tensorlet.data.transformations import _PrefetchDataset
     return _PrefetchDataset(self, buffer_size)
 
@@ -343,6 +347,110 @@ class DatasetV2:
     range_ds = DatasetV2.range(start, np.iinfo(np.int64).max)
     return DatasetV2.zip((range_ds, self))
 
+  def interleave(self, map_func, cycle_length=None, block_length=None,
+                 num_parallel_calls=None, deterministic=None, name=None):
+    """Elements of the datasets `map_func` makes, `cycle_length` at a time and
+    `block_length` from each in turn (TensorFlow's order)."""
+    from tensorlet.data.interleave import _InterleaveDataset
+    return _InterleaveDataset(self, map_func, cycle_length, block_length, num_parallel_calls,
+                              deterministic)
+
+  def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+    """A dataset of windows: each a dataset (per component) of `size` elements
+    taken every `stride`, windows starting every `shift` (default `size`)."""
+    from tensorlet.data.windowing import _WindowDataset
+    return _WindowDataset(self, size, shift, stride, drop_remainder)
+
+  def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None,
+                      name=None):
+    """Groups elements by the int64 `key_func(x)` into windows of `window_size`
+    (or `window_size_func(key)`); yields the elements of `reduce_func(key, window)`."""
+    from tensorlet.data.windowing import _GroupByWindowDataset
+    return _GroupByWindowDataset(self, key_func, reduce_func, window_size, window_size_func)
+
+  def bucket_by_sequence_length(self, element_length_func, bucket_boundaries,
+                                bucket_batch_sizes, padded_shapes=None, padding_values=None,
+                                pad_to_bucket_boundary=False, no_padding=False,
+                                drop_remainder=False, name=None):
+    """Padded batches of elements whose lengths fall in the same bucket."""
+    from tensorlet.data.windowing import _BucketBySequenceLengthDataset
+    return _BucketBySequenceLengthDataset(self, element_length_func, bucket_boundaries,
+                                          bucket_batch_sizes, padded_shapes, padding_values,
+                                          pad_to_bucket_boundary, no_padding, drop_remainder)
+
+  def scan(self, initial_state, scan_func, name=None):
+    """Outputs of `scan_func(state, x) -> (new_state, output)`, state carried along."""
+    from tensorlet.data.element_ops import _ScanDataset
+    return _ScanDataset(self, initial_state, scan_func)
+
+  def unique(self, name=None):
+    """The elements without repeats (int32, int64 or string elements)."""
+    from tensorlet.data.element_ops import _UniqueDataset
+    return _UniqueDataset(self)
+
+  def ignore_errors(self, log_warning=False, name=None):
+    """The elements, leaving out those whose computation raised an error."""
+    from tensorlet.data.element_ops import _IgnoreErrorsDataset
+    return _IgnoreErrorsDataset(self, log_warning)
+
+  def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None,
+                         name=None):
+    """(class, element) pairs resampled so classes follow `target_dist`."""
+    from tensorlet.data.element_ops import _RejectionResampleDataset
+    return _RejectionResampleDataset(self, class_func, target_dist, initial_dist, seed)
+
+  def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None, name=None):
+    """Writes the first complete pass under `path`; later passes read it back."""
+    from tensorlet.data.save_load import _SnapshotDataset
+    if reader_func is not None or shard_func is not None:
+      raise NotImplementedError("Dataset.snapshot(reader_func/shard_func) is not implemented "
+                                "in tensorlet.")
+    return _SnapshotDataset(self, path, compression)
+
+  def save(self, path, compression=None, shard_func=None, checkpoint_args=None):
+    """Writes every element under the directory `path` (tensorlet's format, no pickle)."""
+    from tensorlet.data import save_load
+    self._check_concrete()
+    save_load.save(self, path, compression, shard_func, checkpoint_args)
+
+  @staticmethod
+  def load(path, element_spec=None, compression=None, reader_func=None):
+    """The dataset written by Dataset.save at `path`."""
+    from tensorlet.data import save_load
+    return save_load.load(path, element_spec, compression, reader_func)
+
+  @staticmethod
+  def list_files(file_pattern, shuffle=None, seed=None, name=None):
+    """The file names matching a glob pattern (or list), shuffled unless shuffle=False."""
+    from tensorlet.data.sampling import list_files
+    return list_files(file_pattern, shuffle, seed)
+
+  @staticmethod
+  def counter(start=0, step=1, dtype=_dt.int64, name=None):
+    """start, start + step, ... forever."""
+    from tensorlet.data.sampling import counter
+    return counter(start, step, dtype)
+
+  @staticmethod
+  def random(seed=None, rerandomize_each_iteration=None, name=None):
+    """Random int64 values in [0, 2**32), forever."""
+    from tensorlet.data.sampling import random_dataset
+    return random_dataset(seed, rerandomize_each_iteration)
+
+  @staticmethod
+  def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                           rerandomize_each_iteration=None):
+    """Elements drawn at random from `datasets` with probabilities `weights`."""
+    from tensorlet.data.sampling import sample_from_datasets
+    return sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset,
+                                rerandomize_each_iteration)
+
+  @staticmethod
+  def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+    """Elements of `datasets[i]` for each i of the int64 `choice_dataset`."""
+    from tensorlet.data.sampling import choose_from_datasets
+    return choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
   def apply(self, transformation_func):
     """`transformation_func(self)`, which must return a Dataset."""
     out = transformation_func(self)
@@ -351,33 +459,31 @@ class DatasetV2:
     return out
 
   def options(self):
-    return getattr(self, "_options", None) or Options()
+    """The tf.data.Options of this pipeline: those set upstream, merged (later wins)."""
+    from tensorlet.data.options import merge_options
+    found = []
+
+    def collect(d, seen):
+      for i in getattr(d, "_inputs", []) or []:
+        if id(i) not in seen:
+          seen.add(id(i))
+          collect(i, seen)
+      own = getattr(d, "_own_options", None)
+      if own is not None:
+        found.append(own)
+    collect(self, set())
+    return merge_options(*found)
 
   def with_options(self, options, name=None):
+    """This dataset with `options` set (merged over the options set upstream)."""
+    from tensorlet.data.options import Options
     if not isinstance(options, Options):
       raise TypeError(f"Dataset.with_options expects a tf.data.Options, got {options!r}")
-    out = copy.copy(self)
-    out._options = options
-    return out
+    from tensorlet.data.transformations import _OptionsDataset
+    return _OptionsDataset(self, options)
 
 
 Dataset = DatasetV2
-
-
-class Options:
-  """tf.data.Options: accepted and kept; tensorlet runs pipelines in one thread."""
-
-  def __init__(self):
-    self.deterministic = None
-    self.experimental_deterministic = None
-    self.experimental_optimization = _Namespace()
-    self.threading = _Namespace()
-    self.experimental_distribute = _Namespace()
-
-
-class _Namespace:
-  def __getattr__(self, name):
-    return None
 
 
 # ------------------------------------------------------------------ DatasetSpec
@@ -387,9 +493,9 @@ def _structure_key(spec):
     return ("t", type(spec).__name__, tuple(_structure_key(s) for s in spec))
   if isinstance(spec, dict):
     return ("d", tuple((k, _structure_key(spec[k])) for k in sorted(spec)))
-  if isinstance(spec, DatasetSpec):
-    return ("ds", spec)
-  return ("x", spec.shape, spec.dtype._enum)
+  if isinstance(spec, TensorSpec):
+    return ("x", spec.shape, spec.dtype._enum)
+  return ("spec", spec)  # DatasetSpec, OptionalSpec, composite specs: hashable types
 
 
 class DatasetSpec(TraceType):

@@ -30,13 +30,17 @@ def _normalize_output(out, name):
     return type(out)(*items) if hasattr(out, "_fields") else tuple(items)
   if isinstance(out, dict):
     return {k: _normalize_output(v, name) for k, v in out.items()}
-  if isinstance(out, Tensor):
+  if isinstance(out, Tensor) or structure.is_composite_value(out):
     return out
   try:
     return convert_to_tensor(out)
   except (TypeError, ValueError) as e:
     raise TypeError(f"The function passed to {name} returned {out!r}, which is not a "
                     f"tensor: {e}") from None
+
+
+def _leaf_spec(x):
+  return x._type_spec() if _is_dataset(x) else structure.spec_of(x)
 
 
 def _is_dataset(x):
@@ -62,22 +66,36 @@ class StructuredFunction:
     converted = convert(func)
     result = {}
 
+    flat_in = structure.flatten(input_spec)
+
     def wrapper(*xs):
-      elem = structure.pack(input_spec, xs)
+      elem = structure.pack(input_spec, structure.from_components(flat_in, xs))
       if unpack and type(elem) is tuple:
         out = converted(*elem)
       else:
         out = converted(elem)
       out = _normalize_output(out, name)
       result["structure"] = out
-      return [x._variant_tensor() if _is_dataset(x) else x for x in structure.flatten(out)]
+      leaves = structure.flatten(out)
+      return structure.to_components([_leaf_spec(x) for x in leaves], leaves)
     ident = name.replace(".", "_")
-    self.graph = trace.build_graph(wrapper, structure.flatten(input_spec), ident)
+    self.graph = trace.build_graph(wrapper, structure.graph_specs(flat_in), ident)
     self.structure = result["structure"]
-    self.output_spec = nest.map_structure(
-        lambda x: x._type_spec() if _is_dataset(x) else structure.spec_of(x), self.structure)
+    self.output_spec = nest.map_structure(_leaf_spec, self.structure)
     self.captures = trace.capture_values(self.graph)
-    self.callable = trace.GraphCallable(self.graph, ident)
+    raw = trace.GraphCallable(self.graph, ident)
+    flat_out = structure.flatten(self.output_spec)
+    if not (structure.has_components(flat_in) or structure.has_components(flat_out)):
+      self.callable = raw
+    else:
+      # NOTE: composite slots (tuples of component arrays) are spread into the
+      # graph's inputs and its outputs grouped back, so callers pass and get slots.
+      n_in = len(flat_in)
+
+      def call(*args):
+        comps = structure.expand_slots(flat_in, args[:n_in])
+        return structure.group_slots(flat_out, list(raw(*comps, *args[n_in:])))
+      self.callable = call
 
   def __call__(self, flat, capture_values):
     return self.callable(*flat, *capture_values)

@@ -43,6 +43,11 @@ class _Iterator:
     except StopIteration:
       raise OutOfRangeError(None, None, "End of sequence [Op:IteratorGetNext]") from None
 
+  def get_next_as_optional(self):
+    """The next element as a tf.experimental.Optional (empty after the last)."""
+    from tensorlet.data.optional import get_next_as_optional
+    return get_next_as_optional(self)
+
   def _stage_next(self):
     self._graph_calls += 1
     if self._graph_calls > _GET_NEXT_LIMIT:
@@ -70,13 +75,25 @@ class OwnedIterator(_Iterator):
     self._spec = dataset.element_spec
     self._dtypes = structure.flat_dtypes(self._spec)
     self._pack = structure.packer(self._spec)
-    self._state = ops.IteratorState(dataset._flat_iter())
+    self._state = ops.IteratorState(dataset)
     self._variant = None
+    self._ckpt = None
 
   def __next__(self):
     if ctx.graph is not None:
       return self._stage_next()
-    return structure.eager_element(self._spec, next(self._state.it), self._dtypes, self._pack)
+    e = self._state.next_flat()
+    if e is None:
+      raise StopIteration
+    return structure.eager_element(self._spec, e, self._dtypes, self._pack)
+
+  def _tl_checkpoint_children(self):
+    """tf.train.Checkpoint(iterator=it) saves the position (see checkpointing.py)."""
+    from tensorlet.data import checkpointing
+    if self._ckpt is None:
+      self._ckpt = checkpointing.StateVariable(self._state)
+    self._ckpt.refresh()
+    return {"iterator_state": self._ckpt}
 
   def _variant_tensor(self):
     if self._variant is None:

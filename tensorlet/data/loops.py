@@ -66,10 +66,9 @@ def single_element(dataset):
     return structure.eager_element(dataset.element_spec, first)
   flat_specs = structure.flatten(dataset.element_spec)
   outs = execute(ops.DatasetToSingleElement, [dataset._variant_tensor()],
-                 {"out_specs": tuple((s.shape, s.dtype) for s in flat_specs)},
-                 "DatasetToSingleElement")
+                 {"out_specs": ops._out_specs(dataset.element_spec)}, "DatasetToSingleElement")
   outs = list(outs) if isinstance(outs, tuple) else [outs]
-  return structure.pack(dataset.element_spec, outs)
+  return structure.pack(dataset.element_spec, structure.from_components(flat_specs, outs))
 
 
 def for_stmt(dataset, extra_test, body, get_state, set_state, names, opts):

@@ -72,24 +72,45 @@ def variant_of(obj):
 # --------------------------------------------------------------- iterators
 
 class IteratorState:
-  """An iterator's run-time state: the flat element generator of one pass.
+  """An iterator's run-time state: the flat element generator of one pass over
+  `dataset`, and how many elements it has given (for checkpoints, which
+  replay that many; see data/checkpointing.py).
 
   It quacks like a dataset (`_flat_iter`), so ReduceDataset loops over the
   rest of an iterator as it loops over a dataset.
   """
 
-  __slots__ = ("it",)
+  __slots__ = ("it", "count", "dataset", "saved_state", "__weakref__")
 
-  def __init__(self, it):
-    self.it = it
+  def __init__(self, dataset):
+    from tensorlet.data import checkpointing
+    self.dataset = dataset
+    self.saved_state = checkpointing.capture(dataset)
+    self.it = dataset._flat_iter()
+    self.count = 0
+
+  @property
+  def element_spec(self):
+    return self.dataset.element_spec
+
+  def next_flat(self):
+    """The next flat element, or None at the end."""
+    e = next(self.it, None)
+    if e is not None:
+      self.count += 1
+    return e
 
   def _flat_iter(self):
-    return self.it
+    while True:
+      e = self.next_flat()
+      if e is None:
+        return
+      yield e
 
 
 @op("MakeIterator", type_inputs=(), stateful=True, differentiable=False, shape=_variant_shape)
 def MakeIterator(ds):
-  return Variant(IteratorState(ds.value._flat_iter()))
+  return Variant(IteratorState(ds.value))
 
 
 def make_iterator_node(dataset_variant):
@@ -103,18 +124,32 @@ def _element_shapes(inputs, attrs):
 @op("IteratorGetNext", type_inputs=(), stateful=True, num_outputs=None, differentiable=False,
     shape=_element_shapes)
 def IteratorGetNext(it, *, out_specs):
-  elem = next(it.value.it, None)
+  state = it.value
+  elem = state.next_flat()
   if elem is None:
     raise OutOfRangeError(None, None, "End of sequence [Op:IteratorGetNext]")
-  return tuple(elem)
+  return tuple(_components(state.element_spec, elem))
+
+
+def _components(element_spec, elem):
+  """Run-time slots of an element -> the component values graph nodes give."""
+  from tensorlet.data import structure
+  slots = nest.flatten(element_spec)
+  return structure.expand_slots(slots, elem) if structure.has_components(slots) else elem
+
+
+def _out_specs(element_spec):
+  from tensorlet.data import structure
+  return tuple((s.shape, s.dtype) for s in structure.graph_specs(nest.flatten(element_spec)))
 
 
 def get_next_node(iterator_variant, element_spec):
-  """The flat components of the next element (IteratorGetNext)."""
-  specs = nest.flatten(element_spec)
-  outs = execute(IteratorGetNext, [iterator_variant],
-                 {"out_specs": tuple((s.shape, s.dtype) for s in specs)}, "IteratorGetNext")
-  return list(outs) if isinstance(outs, tuple) else [outs]
+  """The flat slots of the next element (IteratorGetNext)."""
+  from tensorlet.data import structure
+  outs = execute(IteratorGetNext, [iterator_variant], {"out_specs": _out_specs(element_spec)},
+                 "IteratorGetNext")
+  outs = list(outs) if isinstance(outs, tuple) else [outs]
+  return structure.from_components(nest.flatten(element_spec), outs)
 
 
 # ------------------------------------------------------------- cardinality
@@ -140,13 +175,14 @@ def ReduceDataset(ds, *args, body_fn, cond_fn, n_state, body_idx, cond_idx, out_
   bcaps = [caps[i] for i in body_idx]
   ccaps = [caps[i] for i in cond_idx]
   it = ds.value._flat_iter()
+  spec = ds.value.element_spec
   while True:
     if cond_fn is not None and not bool(cond_fn(*state, *ccaps)[0]):
       break
     elem = next(it, None)
     if elem is None:
       break
-    state = body_fn(*state, *elem, *bcaps)
+    state = body_fn(*state, *_components(spec, elem), *bcaps)
   return tuple(state)
 
 
@@ -174,12 +210,15 @@ def reduce_node(dataset, init, body, test=None, name="ReduceDataset", what="redu
     The final state, a list of tensors. State shapes that the body changes are
     relaxed (traced again with the common shape), as TF's Dataset.reduce does.
   """
+  from tensorlet.data import structure
   n = len(init)
-  elem_specs = [s for s in nest.flatten(dataset.element_spec)]
+  slots = nest.flatten(dataset.element_spec)
+  elem_specs = structure.graph_specs(slots)
   specs = [TensorSpec(t.shape, t.dtype) for t in init]
   for _ in range(8):
-    body_g = trace.build_graph(lambda *xs: list(body(list(xs[:n]), list(xs[n:]))),
-                               specs + elem_specs, "reduce_body")
+    body_g = trace.build_graph(
+        lambda *xs: list(body(list(xs[:n]), structure.from_components(slots, xs[n:]))),
+        specs + elem_specs, "reduce_body")
     if len(body_g.outputs) != n:
       raise ValueError(f"The reduce function must return {n} state tensors, got "
                        f"{len(body_g.outputs)} ({what})")
@@ -216,7 +255,7 @@ def DatasetToSingleElement(ds, *, out_specs):
   if next(it, None) is not None:
     raise InvalidArgumentError(None, None, "Dataset had more than one element. "
                                "[Op:DatasetToSingleElement]")
-  return tuple(first)
+  return tuple(_components(ds.value.element_spec, first))
 
 
 def check_scalar_bool(value, what):

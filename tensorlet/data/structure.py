@@ -25,7 +25,7 @@ def _is_structure(x):
 
 def normalize(value, what="element"):
   """Converts the leaves of `value` to tensors; tuples and dicts stay structure."""
-  if isinstance(value, Tensor):
+  if isinstance(value, Tensor) or is_composite_value(value):
     return value
   if isinstance(value, tuple):
     items = [normalize(v, what) for v in value]
@@ -54,6 +54,8 @@ def pack(structure, flat):
 
 
 def spec_of(t):
+  if is_composite_value(t):
+    return t._type_spec
   return TensorSpec(t.shape, t.dtype)
 
 
@@ -88,8 +90,119 @@ def to_numpy(value, dtype):
   return value
 
 
+def _is_dataset_spec(spec):
+  from tensorlet.data.dataset import DatasetSpec
+  return isinstance(spec, DatasetSpec)
+
+
+# ----------------------------------------------------- slots and components
+#
+# An element's flat form has one slot per leaf of its element_spec. A tensor
+# slot holds an array, a dataset slot a Variant, and a composite slot (a
+# SparseTensor, RaggedTensor, Optional ... whose spec has `_component_specs`,
+# `_to_components` and `_from_components`) a tuple of its component arrays.
+# Graphs see components: a slot expands to one tensor per component.
+
+def is_composite_spec(spec):
+  return not isinstance(spec, TensorSpec) and hasattr(type(spec), "_component_specs") \
+      and hasattr(spec, "_from_components")
+
+
+def is_composite_value(value):
+  spec = getattr(value, "_type_spec", None)
+  return not isinstance(value, Tensor) and spec is not None and not callable(spec) and \
+      is_composite_spec(spec)
+
+
+def slot_specs(spec):
+  """The graph TensorSpecs of one slot of `spec`."""
+  if _is_dataset_spec(spec):
+    return [TensorSpec([], _dt.variant)]
+  if is_composite_spec(spec):
+    return list(spec._component_specs)
+  return [spec]
+
+
+def graph_specs(flat_specs):
+  """The TensorSpecs of the components of flat slots, in order."""
+  return [c for s in flat_specs for c in slot_specs(s)]
+
+
+def has_components(flat_specs):
+  """True if some slot is not one plain tensor (so slots and components differ)."""
+  return any(is_composite_spec(s) for s in flat_specs)
+
+
+def to_components(flat_specs, values):
+  """Graph (or eager) values of slots -> their component tensors."""
+  out = []
+  for s, v in zip(flat_specs, values):
+    if _is_dataset_spec(s):
+      out.append(v._variant_tensor())
+    elif is_composite_spec(s):
+      out.extend(s._to_components(v))
+    else:
+      out.append(v)
+  return out
+
+
+def from_components(flat_specs, tensors):
+  """Component tensors -> the values of slots (datasets and composites rebuilt)."""
+  from tensorlet.data.dataset import _VariantDataset
+  out, pos = [], 0
+  for s in flat_specs:
+    n = len(slot_specs(s))
+    part = list(tensors[pos:pos + n])
+    pos += n
+    if _is_dataset_spec(s):
+      out.append(_VariantDataset(part[0], s.element_spec))
+    elif is_composite_spec(s):
+      out.append(s._from_components(part))
+    else:
+      out.append(part[0])
+  return out
+
+
+def expand_slots(flat_specs, values):
+  """Run-time slot values -> component values (composite tuples spread out)."""
+  out = []
+  for s, v in zip(flat_specs, values):
+    if is_composite_spec(s):
+      out.extend(v)
+    else:
+      out.append(v)
+  return out
+
+
+def group_slots(flat_specs, components):
+  """Run-time component values -> slot values (composites as tuples)."""
+  out, pos = [], 0
+  for s in flat_specs:
+    if is_composite_spec(s):
+      n = len(s._component_specs)
+      out.append(tuple(components[pos:pos + n]))
+      pos += n
+    else:
+      out.append(components[pos])
+      pos += 1
+  return out
+
+
+def check_batchable(flat_specs, what):
+  for s in flat_specs:
+    if is_composite_spec(s):
+      raise NotImplementedError(f"{what} of {type(s).__name__} elements is not implemented "
+                                f"in tensorlet's tf.data yet.")
+
+
 def to_eager(value, dtype):
-  """An EagerTensor from a component value (ndarray or NumPy scalar of `dtype`)."""
+  """An EagerTensor from a component value (ndarray or NumPy scalar of `dtype`);
+  a dataset component (its `dtype` is a DatasetSpec) is the dataset itself."""
+  if not isinstance(dtype, _dt.DType):
+    if is_composite_spec(dtype):
+      comps = [to_eager(c, cs.dtype) for c, cs in zip(value, dtype._component_specs)]
+      return dtype._from_components(comps)
+    return value.value
   if isinstance(value, np.ndarray):
     if value.ndim == 0 and dtype is not _dt.string:
       value = value[()]
@@ -101,7 +214,8 @@ def to_eager(value, dtype):
 
 
 def flat_dtypes(spec):
-  return [s.dtype for s in flatten(spec)]
+  return [s if _is_dataset_spec(s) or is_composite_spec(s) else s.dtype
+          for s in flatten(spec)]
 
 
 def packer(spec):

@@ -11,7 +11,7 @@ from tensorlet.data import ops, structure
 from tensorlet.data.dataset import (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, DatasetV2,
                                     _int64, check_dataset)
 from tensorlet.data.function import StructuredFunction
-from tensorlet.errors import DataLossError, InvalidArgumentError
+from tensorlet.errors import DataLossError, InvalidArgumentError, OpError
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import Tensor, convert_to_tensor
 from tensorlet.tensor_spec import TensorSpec
@@ -97,6 +97,23 @@ class _ConcatenateDataset(DatasetV2):
 
 # --------------------------------------------------------------- functions
 
+def _tolerant_calls(dataset):
+  """(element, function outputs) for each input element of a map or filter; an
+  ElementError in place of the outputs when the input or the call failed."""
+  from tensorlet.data.element_ops import ElementError, tolerant_iter
+  call, caps = dataset._fn.callable, dataset._values
+  for e in tolerant_iter(dataset._inputs[0]):
+    if isinstance(e, ElementError):
+      yield e, e
+      continue
+    try:
+      out = call(*e, *caps)
+    except OpError as err:
+      yield e, ElementError(err)
+      continue
+    yield e, out
+
+
 class _MapDataset(DatasetV2):
   _op_name = "MapDataset"
 
@@ -117,8 +134,35 @@ class _MapDataset(DatasetV2):
     return self._inputs[0]._cardinality()
 
 
+  def _tolerant_iter(self):
+    from tensorlet.data.element_ops import ElementError
+    for _, out in _tolerant_calls(self):
+      yield out if isinstance(out, ElementError) else list(out)
+
+
 class _ParallelMapDataset(_MapDataset):
+  """map with num_parallel_calls: the function runs in a thread pool (threads.py)."""
+
   _op_name = "ParallelMapDatasetV2"
+
+  def __init__(self, input_ds, map_func, num_parallel_calls, deterministic):
+    if not isinstance(num_parallel_calls, Tensor) and num_parallel_calls != -1 and \
+        num_parallel_calls <= 0:
+      raise _invalid(f"num_parallel_calls must be greater than zero or AUTOTUNE, got "
+                     f"{num_parallel_calls}.", "ParallelMapDatasetV2")
+    if isinstance(num_parallel_calls, Tensor):
+      v = _static_value(num_parallel_calls)
+      num_parallel_calls = -1 if v is None else int(v)
+    self._parallel = int(num_parallel_calls)
+    self._deterministic = deterministic is not False
+    super().__init__(input_ds, map_func)
+
+  def _flat_iter(self):
+    from tensorlet.data import threads
+    call, caps = self._fn.callable, self._values
+    n = threads.resolve_parallelism(int(self._parallel))
+    return threads.parallel_map(lambda e: list(call(*e, *caps)), self._inputs[0]._flat_iter(),
+                                n, self._deterministic)
 
 
 class _FilterDataset(DatasetV2):
@@ -137,6 +181,15 @@ class _FilterDataset(DatasetV2):
     call, caps = self._fn.callable, self._values
     for e in self._inputs[0]._flat_iter():
       if call(*e, *caps)[0]:
+        yield e
+
+
+  def _tolerant_iter(self):
+    from tensorlet.data.element_ops import ElementError
+    for e, out in _tolerant_calls(self):
+      if isinstance(out, ElementError):
+        yield out
+      elif out[0]:
         yield e
 
 
@@ -216,6 +269,7 @@ class _BatchDataset(DatasetV2):
   def __init__(self, input_ds, batch_size, drop_remainder, num_parallel_calls=None):
     if num_parallel_calls is not None:
       self._repr_name = "_ParallelBatchDataset"
+    structure.check_batchable(structure.flatten(input_ds.element_spec), "Batching")
     bs = _int64(batch_size, "batch_size")
     drop = _bool(drop_remainder, "drop_remainder")
     dim = _batch_dim(bs, drop)
@@ -257,32 +311,40 @@ def _default_padding(dtype):
   return np.zeros((), dtype=dtype._np)
 
 
+def padding_config(spec, padded_shapes, padding_values):
+  """padded_batch's (padded shapes, padding values), flat, checked against `spec`."""
+  flat_specs = structure.flatten(spec)
+  if padded_shapes is None:
+    shapes = []
+    for k, s in enumerate(flat_specs):
+      if s.shape.rank is None:
+        raise ValueError(f"You must provide `padded_shapes` argument because component {k} "
+                         f"has unknown rank.")
+      shapes.append(s.shape)
+  else:
+    shapes = _up_to(spec, padded_shapes, "padded_shapes", _as_padded_shape)
+  for p, s in zip(shapes, flat_specs):
+    if not _padded_compatible(p, s.shape):
+      raise ValueError(f"The padded shape {p} is not compatible with the shape {s.shape} of "
+                       f"the corresponding input component.")
+  if padding_values is None:
+    pads = [_default_padding(s.dtype) for s in flat_specs]
+  else:
+    if not isinstance(padding_values, (tuple, dict)) and isinstance(spec, (tuple, dict)):
+      padding_values = nest.map_structure(lambda _: padding_values, spec)
+    raw = _up_to(spec, padding_values, "padding_values", lambda v: v)
+    pads = [_padding_value(v, s.dtype) for v, s in zip(raw, flat_specs)]
+  return shapes, pads
+
+
 class _PaddedBatchDataset(DatasetV2):
   _op_name = "PaddedBatchDatasetV2"
 
   def __init__(self, input_ds, batch_size, padded_shapes, padding_values, drop_remainder):
     spec = input_ds.element_spec
     flat_specs = structure.flatten(spec)
-    if padded_shapes is None:
-      shapes = []
-      for k, s in enumerate(flat_specs):
-        if s.shape.rank is None:
-          raise ValueError(f"You must provide `padded_shapes` argument because component {k} "
-                           f"has unknown rank.")
-        shapes.append(s.shape)
-    else:
-      shapes = _up_to(spec, padded_shapes, "padded_shapes", _as_padded_shape)
-    for p, s in zip(shapes, flat_specs):
-      if not _padded_compatible(p, s.shape):
-        raise ValueError(f"The padded shape {p} is not compatible with the shape {s.shape} of "
-                         f"the corresponding input component.")
-    if padding_values is None:
-      pads = [_default_padding(s.dtype) for s in flat_specs]
-    else:
-      if not isinstance(padding_values, (tuple, dict)) and isinstance(spec, (tuple, dict)):
-        padding_values = nest.map_structure(lambda _: padding_values, spec)
-      raw = _up_to(spec, padding_values, "padding_values", lambda v: v)
-      pads = [_padding_value(v, s.dtype) for v, s in zip(raw, flat_specs)]
+    structure.check_batchable(flat_specs, "padded_batch")
+    shapes, pads = padding_config(spec, padded_shapes, padding_values)
     self._shapes = shapes
     self._pads = pads
     bs = _int64(batch_size, "batch_size")
@@ -296,39 +358,39 @@ class _PaddedBatchDataset(DatasetV2):
     if int(self._values[0]) <= 0:
       raise _invalid("batch_size must be greater than zero.", "PaddedBatchDatasetV2")
 
-  def _pad(self, rows, k):
-    shapes = [np.shape(r) for r in rows]
-    target = self._shapes[k]
-    rank = len(shapes[0]) if target.rank is None else target.rank
-    if any(len(s) != rank for s in shapes):
-      raise _invalid(f"All elements in a batch must have the same rank as the padded shape "
-                     f"for component{k}: expected rank {rank} but got element with rank "
-                     f"{next(len(s) for s in shapes if len(s) != rank)}",
-                     "PaddedBatchDatasetV2")
-    dims = target.as_list() if target.rank is not None else [None] * rank
-    full = [d if d is not None else max((s[i] for s in shapes), default=0)
-            for i, d in enumerate(dims)]
-    for s in shapes:
-      if any(a > b for a, b in zip(s, full)):
-        # NOTE: TF reports this as DataLossError.
-        raise DataLossError(None, None, "Attempted to pad to a smaller size than the input "
-                            "element. [Op:PaddedBatchDatasetV2]")
-    pad = self._pads[k]
-    dtype = pad.dtype
-    out = np.empty([len(rows)] + full, dtype=dtype)
-    out[...] = pad
-    for i, r in enumerate(rows):
-      out[(i,) + tuple(slice(0, n) for n in np.shape(r))] = r
-    return out
-
   def _flat_iter(self):
     bs, drop = int(self._values[0]), bool(self._values[1])
     for rows in _chunks(self._inputs[0]._flat_iter(), bs, drop):
-      yield [self._pad([r[k] for r in rows], k) for k in range(len(rows[0]))]
+      yield [pad_rows([r[k] for r in rows], k, self._shapes[k], self._pads[k])
+             for k in range(len(rows[0]))]
 
   def _cardinality(self):
     return _batched_cardinality(self._inputs[0]._cardinality(), int(self._values[0]),
                                 bool(self._values[1]))
+
+
+def pad_rows(rows, k, target, pad, op_name="PaddedBatchDatasetV2"):
+  """Component `k` of a batch: `rows` stacked, padded with `pad` to `target`
+  (a TensorShape; None dims: the longest row)."""
+  shapes = [np.shape(r) for r in rows]
+  rank = len(shapes[0]) if target.rank is None else target.rank
+  if any(len(s) != rank for s in shapes):
+    raise _invalid(f"All elements in a batch must have the same rank as the padded shape "
+                   f"for component{k}: expected rank {rank} but got element with rank "
+                   f"{next(len(s) for s in shapes if len(s) != rank)}", op_name)
+  dims = target.as_list() if target.rank is not None else [None] * rank
+  full = [d if d is not None else max((s[i] for s in shapes), default=0)
+          for i, d in enumerate(dims)]
+  for s in shapes:
+    if any(a > b for a, b in zip(s, full)):
+      # NOTE: TF reports this as DataLossError.
+      raise DataLossError(None, None, f"Attempted to pad to a smaller size than the input "
+                          f"element. [Op:{op_name}]")
+  out = np.empty([len(rows)] + full, dtype=pad.dtype)
+  out[...] = pad
+  for i, r in enumerate(rows):
+    out[(i,) + tuple(slice(0, n) for n in np.shape(r))] = r
+  return out
 
 
 def _as_padded_shape(s):
@@ -380,6 +442,7 @@ class _UnbatchDataset(DatasetV2):
   def __init__(self, input_ds):
     spec = input_ds.element_spec
     flat = structure.flatten(spec)
+    structure.check_batchable(flat, "Unbatching")
     for s in flat:
       if s.shape.rank == 0:
         raise ValueError("Unbatching a dataset is only supported for rank >= 1")
@@ -433,7 +496,7 @@ class _ShuffleDataset(DatasetV2):
     self._setup([input_ds], [_int64(buffer_size, "buffer_size")], input_ds.element_spec)
 
   def _init_state(self):
-    self._epochs = itertools.count()
+    self._epoch = 0
 
   def _validate(self):
     if int(self._values[0]) <= 0:
@@ -441,9 +504,12 @@ class _ShuffleDataset(DatasetV2):
 
   def _rng(self):
     seed, seed2 = self._seeds
-    epoch = next(self._epochs) if self._reshuffle else 0
+    epoch = self._epoch if self._reshuffle else 0
+    self._epoch += 1
+    # NOTE: unseeded shuffles draw from a random base seed fixed per dataset, so
+    # an iterator checkpoint can replay an epoch exactly.
     if seed == 0 and seed2 == 0:
-      return np.random.default_rng() if self._reshuffle else np.random.default_rng(self._fixed)
+      return np.random.default_rng([self._fixed, epoch])
     return np.random.default_rng([seed, seed2, epoch])
 
   def _flat_iter(self):
@@ -616,10 +682,11 @@ class _PrefetchDataset(DatasetV2):
       raise _invalid("buffer_size must be >= -1 (-1 is AUTOTUNE).", "PrefetchDataset")
 
   def _flat_iter(self):
-    return self._inputs[0]._flat_iter()
-
-  def _index_iter(self):
-    return self._inputs[0]._index_iter()
+    from tensorlet.data import threads
+    size = int(self._values[0])
+    if size == 0:
+      return self._inputs[0]._flat_iter()
+    return threads.prefetched(self._inputs[0]._flat_iter, 4 if size == -1 else size)
 
   def _cardinality(self):
     return self._inputs[0]._cardinality()
@@ -763,3 +830,22 @@ def _elements(n):
   if n == _INF:
     return "an infinite number of elements"
   return f"{n} element{'s' if n != 1 else ''}"
+
+
+class _OptionsDataset(DatasetV2):
+  """The input with tf.data.Options attached (Dataset.with_options)."""
+
+  _op_name = "OptionsDataset"
+
+  def __init__(self, input_ds, options):
+    self._own_options = options
+    self._setup([input_ds], [], input_ds.element_spec)
+
+  def _flat_iter(self):
+    return self._inputs[0]._flat_iter()
+
+  def _index_iter(self):
+    return self._inputs[0]._index_iter()
+
+  def _cardinality(self):
+    return self._inputs[0]._cardinality()

@@ -12,3 +12,15 @@ from tensorlet.train.checkpoint_management import (CheckpointManager, Checkpoint
 __all__ = ["Checkpoint", "CheckpointManager", "CheckpointOptions", "CheckpointReader",
            "CheckpointState", "get_checkpoint_state", "latest_checkpoint", "list_variables",
            "load_checkpoint", "load_variable"]
+
+
+_PROTOS = ("Example", "SequenceExample", "Features", "Feature", "BytesList", "FloatList",
+           "Int64List", "FeatureList", "FeatureLists")
+
+
+def __getattr__(name):
+  # NOTE: the Example protos need protobuf; built on first use, not at import.
+  if name in _PROTOS:
+    from tensorlet.formats import protos
+    return protos.messages()[name]
+  raise AttributeError(f"module 'tensorlet.train' has no attribute '{name}'")
