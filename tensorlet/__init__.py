@@ -71,6 +71,8 @@ _LAZY = {
     "keras": "tensorlet.keras",
     "saved_model": "tensorlet.saved_model",
     "onnx": "tensorlet.onnx",
+    "signal": "tensorlet.signal",
+    "image": "tensorlet.image",
 }
 _LAZY_ATTRS = {
     "clip_by_value": ("tensorlet.ops.clip_ops", "clip_by_value"),
