@@ -113,30 +113,20 @@ def _half(n):
   return n // 2 + 1
 
 
-def _rfft_shape(rank, name):
+def _real_fft_shape(rank, name, inverse):
   def shape(inputs, attrs):
     x, fl = inputs[0], inputs[1]
     _inner_rank_check(x.shape, rank, name)
-    out = _TO_COMPLEX.get(x.dtype, _dt.complex64)
+    out = (_TO_REAL if inverse else _TO_COMPLEX).get(x.dtype, x.dtype)
     if x.shape.rank is None:
       return [(TensorShape(None), out)]
     n = _lengths(fl, rank)
     lead = x.shape.as_list()[:x.shape.rank - rank]
-    inner = [None] * rank if n is None else n[:-1] + [_half(n[-1])]
+    if n is None:
+      inner = [None] * rank
+    else:
+      inner = n if inverse else n[:-1] + [_half(n[-1])]
     return [(TensorShape(lead + inner), out)]
-  return shape
-
-
-def _irfft_shape(rank, name):
-  def shape(inputs, attrs):
-    x, fl = inputs[0], inputs[1]
-    _inner_rank_check(x.shape, rank, name)
-    out = _TO_REAL.get(x.dtype, _dt.float32)
-    if x.shape.rank is None:
-      return [(TensorShape(None), out)]
-    n = _lengths(fl, rank)
-    lead = x.shape.as_list()[:x.shape.rank - rank]
-    return [(TensorShape(lead + ([None] * rank if n is None else n)), out)]
   return shape
 
 
@@ -208,9 +198,9 @@ RFFT_OPS = {}
 for _r in (1, 2, 3):
   _s = _SUFFIX[_r]
   RFFT_OPS["RFFT" + _s] = op("RFFT" + _s, dtypes=_REAL, type_inputs=(0,), fresh=True,
-                             shape=_rfft_shape(_r, "RFFT" + _s))(_rfft_kernel(_r))
+                             shape=_real_fft_shape(_r, "RFFT" + _s, False))(_rfft_kernel(_r))
   RFFT_OPS["IRFFT" + _s] = op("IRFFT" + _s, dtypes=_COMPLEX, type_inputs=(0,), fresh=True,
-                              shape=_irfft_shape(_r, "IRFFT" + _s))(_irfft_kernel(_r))
+                              shape=_real_fft_shape(_r, "IRFFT" + _s, True))(_irfft_kernel(_r))
   RFFT_OPS["RFFTGrad" + _s] = op(
       "RFFTGrad" + _s, dtypes=_COMPLEX, type_inputs=(0,), fresh=True, grad_shape="exact",
       shape=_like_shape(1, lambda d: d))(_rfft_grad_kernel(_r))
