@@ -279,6 +279,7 @@ def _real_fft(rank, inverse):
     if x.dtype not in want:
       raise ValueError(f"{od.name} requires tf.{' or tf.'.join(sorted(d.name for d in want))} "
                        f"inputs, got: {x.dtype.name}")
+    _inner_rank_check(x.shape, rank, od.name)
     if fft_length is None:
       fl = _default_lengths(x, rank, inverse)
     else:
