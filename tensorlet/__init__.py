@@ -56,7 +56,7 @@ from tensorlet.graph.graph import Graph, Operation  # noqa: F401
 from tensorlet import math, nest, config, debugging, types  # noqa: F401
 types._late()
 
-__version__ = "0.1.0"
+from tensorlet.version import VERSION as __version__  # noqa: E402
 
 _LAZY = {
     "nn": "tensorlet.nn",
@@ -73,6 +73,7 @@ _LAZY = {
     "onnx": "tensorlet.onnx",
     "signal": "tensorlet.signal",
     "image": "tensorlet.image",
+    "compat": "tensorlet.compat",
 }
 _LAZY_ATTRS = {
     "clip_by_value": ("tensorlet.ops.clip_ops", "clip_by_value"),

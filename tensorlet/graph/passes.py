@@ -8,6 +8,8 @@ order; `optimize` runs the pipeline to a fixed point.
 """
 import numpy as np
 
+from tensorlet.context import disabled_passes
+
 __all__ = ["Node", "PIPELINE", "optimize", "from_func_graph"]
 
 _FOLD_MAX_BYTES = 1 << 22
@@ -183,11 +185,13 @@ PIPELINE = [prune, fold_constants, cse, simplify, prune]
 
 
 def optimize(nodes, outputs, consts, types, max_rounds=4):
+  off = disabled_passes()  # tf.config.optimizer.set_experimental_options
+  pipeline = [p for p in PIPELINE if p.__name__ not in off] if off else PIPELINE
   _TYPES.clear()
   _TYPES.update(types)
   for _ in range(max_rounds):
     changed = False
-    for p in PIPELINE:
+    for p in pipeline:
       nodes, c = p(nodes, outputs, consts)
       changed = changed or c
     if not changed:
