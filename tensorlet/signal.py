@@ -238,8 +238,8 @@ def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
 
 def _dct_args(input, type, n, axis, norm):  # noqa: A002
   x = _tensor(input)
-  if type not in (1, 2, 3):
-    raise ValueError(f"Only Types I, II and III (I)DCT are supported, got type {type}")
+  if type not in (1, 2, 3, 4):
+    raise ValueError(f"Types I, II, III and IV (I)DCT are supported, got type {type}")
   if axis != -1:
     raise NotImplementedError("axis must be -1. Got: %s" % axis)
   if norm not in (None, "ortho"):
@@ -249,7 +249,7 @@ def _dct_args(input, type, n, axis, norm):  # noqa: A002
   if n is not None and n < 1:
     raise ValueError(f"n should be a positive integer or None, got {n}")
   if not x.dtype.is_floating or x.dtype is _dt.float16:
-    raise ValueError(f"dct supports float32 and float64 inputs, got {x.dtype.name}")
+    raise TypeError(f"dct supports float32 and float64 inputs, got {x.dtype.name}")
   length = x.shape[-1] if x.shape.rank else None
   if n is not None and length is None:  # fitted to n with shape arithmetic
     x = x[..., :n]
@@ -268,14 +268,14 @@ def _dct_args(input, type, n, axis, norm):  # noqa: A002
 
 
 def dct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002
-  """Discrete cosine transform of type 1, 2 or 3 over the last axis (SciPy's scaling)."""
+  """Discrete cosine transform of type 1-4 over the last axis (SciPy's scaling)."""
   x = _dct_args(input, type, n, axis, norm)
   return _execute(_DCT, [x], {"type": type, "norm": norm, "adjoint": False})
 
 
 def idct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002
   """Inverse DCT: the DCT of the inverse type (unnormalised: scaled by 2N, as TF's)."""
-  return dct(input, type={1: 1, 2: 3, 3: 2}.get(type, type), n=n, axis=axis, norm=norm)
+  return dct(input, type={1: 1, 2: 3, 3: 2, 4: 4}.get(type, type), n=n, axis=axis, norm=norm)
 
 
 def _not_implemented(name):

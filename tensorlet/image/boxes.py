@@ -14,10 +14,6 @@ def _nms(boxes, scores, max_output_size, iou_threshold, score_threshold):
   s = convert_to_tensor(scores)
   if b.dtype is not s.dtype:
     s = _m.cast(s, b.dtype)
-  if b.shape.rank is not None and (b.shape.rank != 2 or b.shape[1] not in (None, 4)):
-    raise ValueError(f"boxes must be 2-D [num_boxes, 4], got shape {b.shape}")
-  if s.shape.rank is not None and s.shape.rank != 1:
-    raise ValueError(f"scores must be 1-D [num_boxes], got shape {s.shape}")
   mo = _m.cast(convert_to_tensor(max_output_size), _dt.int32)
   iou = _m.cast(convert_to_tensor(iou_threshold), b.dtype)
   st = _m.cast(convert_to_tensor(score_threshold), b.dtype)

@@ -83,9 +83,9 @@ def _check_channels(x, n=3, what="image"):
     raise ValueError(f"'{what}' must be at least one-dimensional.")
   last = x.shape[-1] if x.shape.rank else None
   if last is not None and last != n:
-    from tensorlet.errors import InvalidArgumentError
-    raise InvalidArgumentError(None, None, f"input must have {n} channels but input only has "
-                               f"{last} channels.")
+    from tensorlet.errors import FailedPreconditionError
+    raise FailedPreconditionError(None, None, f"input must have {n} channels but input only "
+                                  f"has {last} channels.")
 
 
 def _float_channels(images, op_name):

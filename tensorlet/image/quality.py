@@ -109,9 +109,10 @@ def total_variation(images, name=None):
   return _m.reduce_sum(_m.abs(dh), axes) + _m.reduce_sum(_m.abs(dw), axes)
 
 
-def _require_4d(x, fn):
+def _require_4d(x, fn, error=ValueError):
   if x.shape.rank != 4:
-    raise ValueError(f"{fn} expects a 4D tensor [batch_size, h, w, d], not {x.shape}.")
+    msg = f"{fn} expects a 4D tensor [batch_size, h, w, d], not {x.shape}."
+    raise error(msg) if error is ValueError else error(None, None, msg)
 
 
 def image_gradients(image):
@@ -132,7 +133,7 @@ _SOBEL = (np.array([[-1, -2, -1], [0, 0, 0], [1, 2, 1]], np.float64),
 def sobel_edges(image):
   """[batch, h, w, d, 2]: the vertical and horizontal Sobel responses (reflect-padded)."""
   x = convert_to_tensor(image)
-  _require_4d(x, "sobel_edges")
+  _require_4d(x, "sobel_edges", InvalidArgumentError)
   if not x.dtype.is_floating:
     x = _m.cast(x, _dt.float32)
   h, w = x.shape.as_list()[1:3]

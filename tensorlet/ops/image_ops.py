@@ -279,6 +279,11 @@ def _iou(box, boxes):
 
 
 def _nms_shape(inputs, attrs):
+  b, s = inputs[0].shape, inputs[1].shape
+  if b.rank is not None and (b.rank != 2 or b[1] not in (None, 4)):
+    raise ValueError(f"boxes must be 2-D [num_boxes, 4], got shape {b}")
+  if s.rank is not None and s.rank != 1:
+    raise ValueError(f"scores must be 1-D [num_boxes], got shape {s}")
   return [(TensorShape([None]), _dt.int32)]
 
 

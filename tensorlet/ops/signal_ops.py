@@ -442,6 +442,10 @@ def dct_matrix(kind, n, norm):
     if norm == "ortho":
       m[:, 0] *= np.sqrt(1.0 / (4 * n))
       m[:, 1:] *= np.sqrt(1.0 / (2 * n))
+  elif kind == 4:
+    m = 2 * np.cos(np.pi * (2 * i + 1) * (2 * k + 1) / (4 * n))
+    if norm == "ortho":
+      m *= np.sqrt(1.0 / (2 * n))
   else:  # kind 3: DCT-II's transpose, the first input term counted once
     m = 2 * np.cos(np.pi * i * (2 * k + 1) / (2 * n))
     if norm == "ortho":

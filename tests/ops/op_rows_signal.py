@@ -148,6 +148,18 @@ def _dct_ref(x, kind, norm=None):
   return y.astype(x.dtype)
 
 
+def _dct4_ref(x, norm=None):
+  n = x.shape[-1]
+  k = np.arange(n)[:, None]
+  i = np.arange(n)[None, :]
+  y = 2 * np.sum(x[..., None, :] * np.cos(np.pi * (2 * i + 1) * (2 * k + 1) / (4 * n)), -1)
+  return (y * (np.sqrt(1 / (2 * n)) if norm else 1)).astype(x.dtype)
+
+
+case("signal/dct/type4", lambda x: sig.dct(x, type=4), _dct4_ref, args([2, 5]), F32_64,
+     grad=True, rtol=1e-5, atol=1e-5)
+case("signal/idct/type4/ortho", lambda x: sig.idct(x, type=4, norm="ortho"),
+     lambda x: _dct4_ref(x, "ortho"), args([2, 5]), F32_64, grad=True, rtol=1e-5, atol=1e-5)
 for _t, _norm in [(1, None), (2, None), (2, "ortho"), (3, None), (3, "ortho")]:
   _sfx = f"type{_t}" + ("/ortho" if _norm else "")
   case("signal/dct/" + _sfx, (lambda t, nm: lambda x: sig.dct(x, type=t, norm=nm))(_t, _norm),
