@@ -2,7 +2,7 @@
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.image.color import convert_image_dtype
-from tensorlet.ops.image_codec_ops import DecodeImage, EncodeJpeg, EncodePng, sniff
+from tensorlet.ops.image_codec_ops import DecodeImage, EncodeJpeg, EncodePng, pil, sniff
 from tensorlet.ops.registry import constant_value, execute
 from tensorlet.tensor import convert_to_tensor
 
@@ -10,6 +10,7 @@ _ALL = ("jpeg", "png", "gif", "bmp")
 
 
 def _decode(contents, channels, dtype, formats, animated=False):
+  pil("tf.image.decode_" + formats[0])  # the extra's error before any graph is built
   c = convert_to_tensor(contents)
   if c.dtype is not _dt.string:
     raise TypeError(f"contents must be a string tensor, got {c.dtype.name}")
@@ -63,6 +64,7 @@ def decode_image(contents, channels=None, dtype=_dt.uint8, name=None, expand_ani
 
 def encode_png(image, compression=-1, name=None):
   """[height, width, channels] uint8/uint16 -> PNG bytes (a scalar string)."""
+  pil("tf.image.encode_png")
   x = convert_to_tensor(image)
   return execute(EncodePng, [x], {"compression": int(compression)})
 
@@ -71,6 +73,7 @@ def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=F
                 chroma_downsampling=True, density_unit="in", x_density=300, y_density=300,
                 xmp_metadata="", name=None):
   """[height, width, 1 or 3] uint8 -> JPEG bytes (a scalar string)."""
+  pil("tf.image.encode_jpeg")
   x = convert_to_tensor(image)
   return execute(EncodeJpeg, [x], {"quality": int(quality), "format": format,
                                    "progressive": bool(progressive),

@@ -388,6 +388,8 @@ def extract_patches(images, sizes, strides, rates, padding, name=None):
     attrs[key] = tuple(v)
   padding = padding.upper() if isinstance(padding, str) else padding
   if padding not in ("SAME", "VALID"):
-    raise ValueError(f"padding must be 'SAME' or 'VALID', got {padding!r}")
+    raise InvalidArgumentError(None, None, f"Value for attr 'padding' of {padding!r} is not in "
+                               f"the list of allowed values: \"SAME\", \"VALID\" "
+                               f"[Op:ExtractImagePatches]")
   attrs["padding"] = padding
   return execute(ExtractImagePatches, [x], attrs)
