@@ -139,9 +139,9 @@ class TestCase(unittest.TestCase):
       if x.dtype.kind in "OSU" or y.dtype.kind in "OSU":
         np.testing.assert_array_equal(x, y, err_msg=msg or "")
         continue
-      tol_a, tol_r = atol, rtol
-      np.testing.assert_allclose(x, y, rtol=tol_r, atol=tol_a, err_msg=msg or "",
-                                 equal_nan=True)
+      if x.dtype.kind in "fiub" and y.dtype.kind in "fiub":  # compare in float64
+        x, y = x.astype(np.float64), y.astype(np.float64)
+      np.testing.assert_allclose(x, y, rtol=rtol, atol=atol, err_msg=msg or "", equal_nan=True)
 
   def assertAllCloseAccordingToType(self, a, b, rtol=1e-6, atol=1e-6,  # noqa: N802
                                     float_rtol=1e-6, float_atol=1e-6, half_rtol=1e-3,
@@ -149,10 +149,10 @@ class TestCase(unittest.TestCase):
                                     msg=None):
     """assertAllClose with tolerances loosened to the lowest precision involved."""
     x, y = np.asarray(self.evaluate(a)), np.asarray(self.evaluate(b))
-    dts = {x.dtype, y.dtype}
-    if np.float16 in dts:
+    dts = {x.dtype.name, y.dtype.name}
+    if "float16" in dts:
       rtol, atol = max(rtol, half_rtol), max(atol, half_atol)
-    elif np.float32 in dts or np.complex64 in dts:
+    elif "float32" in dts or "complex64" in dts:
       rtol, atol = max(rtol, float_rtol), max(atol, float_atol)
     self.assertAllClose(x, y, rtol=rtol, atol=atol, msg=msg)
 

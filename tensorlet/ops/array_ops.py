@@ -288,8 +288,8 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
   args = [start, limit, delta]
   if dtype is not None:
     dtype = _dt.as_dtype(dtype)
-    ts = [_math().cast(convert_to_tensor(a), dtype) if isinstance(a, Tensor) else
-          convert_to_tensor(a, dtype if not isinstance(a, float) or dtype.is_floating else None)
+    # NOTE: as TF's: tensors are cast, Python values converted (2.0 to int32 is a TypeError)
+    ts = [_math().cast(a, dtype) if isinstance(a, Tensor) else convert_to_tensor(a, dtype)
           for a in args]
   else:
     ts = [convert_to_tensor(a) for a in args]
