@@ -278,15 +278,72 @@ def idct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002
   return dct(input, type={1: 1, 2: 3, 3: 2, 4: 4}.get(type, type), n=n, axis=axis, norm=norm)
 
 
-def _not_implemented(name):
-  def f(*args, **kwargs):
-    raise NotImplementedError(f"tf.signal.{name} is not implemented in tensorlet")
-  f.__name__ = name
-  return f
+def kaiser_window(window_length, beta=12.0, dtype=_dt.float32, name=None):
+  """I0(beta * sqrt(1 - (2n / (N - 1) - 1)^2)) / I0(beta)."""
+  n = _static_int(window_length, "window_length")
+  dtype = _check_window_dtype(dtype)
+  if n == 1:
+    return _tensor(_np.ones([1], dtype._np))
+  return _tensor(_np.kaiser(n, float(beta)).astype(dtype._np))
 
 
-kaiser_window = _not_implemented("kaiser_window")
-kaiser_bessel_derived_window = _not_implemented("kaiser_bessel_derived_window")
-vorbis_window = _not_implemented("vorbis_window")
-mdct = _not_implemented("mdct")
-inverse_mdct = _not_implemented("inverse_mdct")
+def kaiser_bessel_derived_window(window_length, beta=12.0, dtype=_dt.float32, name=None):
+  """sqrt of the normalised running sum of a Kaiser window, mirrored (for MDCTs)."""
+  n = _static_int(window_length, "window_length")
+  dtype = _check_window_dtype(dtype)
+  half = n // 2
+  k = _np.kaiser(half + 1, float(beta))
+  c = _np.cumsum(k[:half]) / _np.sum(k)
+  w = _np.sqrt(_np.concatenate([c, c[::-1]]))
+  return _tensor(w.astype(dtype._np))
+
+
+def vorbis_window(window_length, dtype=_dt.float32, name=None):
+  """sin(pi / 2 * sin(pi * (n + 0.5) / N)^2): the Vorbis power-complementary window."""
+  n = _static_int(window_length, "window_length")
+  dtype = _check_window_dtype(dtype)
+  s = _np.sin(_np.pi * (_np.arange(n) + 0.5) / n)
+  return _tensor(_np.sin(_np.pi / 2 * s * s).astype(dtype._np))
+
+
+def _check_window_dtype(dtype):
+  dtype = _dt.as_dtype(dtype)
+  if not dtype.is_floating:
+    raise ValueError(f"dtype must be a floating point type, got {dtype.name}")
+  return dtype
+
+
+def mdct(signals, frame_length, window_fn=vorbis_window, pad_end=False, norm=None, name=None):
+  """Modified DCT of frames of `frame_length` (a multiple of 4) hopping by half of it."""
+  x = _tensor(signals)
+  fl = _static_int(frame_length, "frame_length")
+  if fl % 4:
+    raise ValueError(f"The frame length must be a multiple of 4, got {fl}")
+  if not x.dtype.is_floating:
+    raise ValueError(f"signals must be float, got {x.dtype.name}")
+  frames = frame(x, fl, fl // 2, pad_end=pad_end)
+  frames = frames * (window_fn(fl, dtype=frames.dtype) if window_fn is not None
+                     else _np.float64(1 / _np.sqrt(2)))
+  a, b, c, d = _a.split(frames, 4, axis=-1)
+  first = -_a.reverse(c, [-1]) - d
+  second = a - _a.reverse(b, [-1])
+  return dct(_a.concat([first, second], -1), type=4, norm=norm)
+
+
+def inverse_mdct(mdcts, window_fn=vorbis_window, norm=None, name=None):
+  """Inverse of mdct (with a power-complementary window: perfect reconstruction)."""
+  x = _tensor(mdcts)
+  half = x.shape[-1] if x.shape.rank else None
+  if half is None:
+    raise ValueError("inverse_mdct needs a known number of coefficients")
+  if norm is None:
+    y = dct(x, type=4) * _np.float64(0.5 / half)
+  elif norm == "ortho":
+    y = dct(x, type=4, norm="ortho")
+  else:
+    raise ValueError(f"norm must be None or 'ortho', got {norm!r}")
+  lo, hi = _a.split(y, 2, axis=-1)
+  frames = _a.concat([hi, -_a.reverse(hi, [-1]), -_a.reverse(lo, [-1]), -lo], -1)
+  frames = frames * (window_fn(2 * half, dtype=frames.dtype) if window_fn is not None
+                     else _np.float64(1 / _np.sqrt(2)))
+  return overlap_and_add(frames, half)

@@ -50,6 +50,11 @@ def outputs(tf, v):
   out["mel"] = tf.signal.linear_to_mel_weight_matrix(16, 17, 16000, 50.0, 7000.0)
   out["mfcc"] = tf.signal.mfccs_from_log_mel_spectrograms(tf.math.log(
       tf.abs(tf.signal.stft(sig, 32, 8)) @ out["mel"] + 1e-6))
+  out["kaiser_window"] = tf.signal.kaiser_window(9, 5.0)
+  out["kaiser_bessel_derived_window"] = tf.signal.kaiser_bessel_derived_window(10, 4.0)
+  out["vorbis_window"] = tf.signal.vorbis_window(8)
+  out["mdct"] = tf.signal.mdct(sig, 16, norm="ortho", pad_end=True)
+  out["inverse_mdct"] = tf.signal.inverse_mdct(tf.signal.mdct(sig, 16))
   return {k: np.asarray(t) for k, t in out.items()}
 
 

@@ -178,3 +178,28 @@ case("signal/fftshift", lambda x: sig.fftshift(x), np.fft.fftshift, args([3, 5])
      F32_64 + (np.int32,) + COMPLEX, grad=True)
 case("signal/ifftshift/axes", lambda x: sig.ifftshift(x, axes=[1]),
      lambda x: np.fft.ifftshift(x, axes=[1]), args([3, 5]), F32_64, grad=True)
+
+
+def _vorbis(n):
+  return np.sin(np.pi / 2 * np.sin(np.pi * (np.arange(n) + 0.5) / n) ** 2)
+
+
+def _mdct_ref(x, fl):
+  """The MDCT definition: 2 * sum_n x_n w_n cos(pi / N (n + 1/2 + N/2)(k + 1/2)), N = fl/2."""
+  n_half = fl // 2
+  frames = _frames(x, fl, n_half) * _vorbis(fl)
+  n = np.arange(fl)[None, :]
+  k = np.arange(n_half)[:, None]
+  basis = np.cos(np.pi / n_half * (n + 0.5 + n_half / 2) * (k + 0.5))
+  return (2 * frames @ basis.T).astype(x.dtype)
+
+
+case("signal/mdct", lambda x: sig.mdct(x, 8), lambda x: _mdct_ref(x, 8), args([2, 24]),
+     F32_64, grad=True, rtol=1e-5, atol=1e-5)
+# Where two frames overlap, the windows' squares sum to 1 and the aliasing cancels.
+case("signal/inverse_mdct/reconstructs", lambda x: sig.inverse_mdct(sig.mdct(x, 8))[..., 4:-4],
+     lambda x: x[..., 4:-4], args([2, 24]), F32_64, grad=True, rtol=1e-5, atol=1e-5)
+case("signal/windows", lambda: tf.stack([sig.kaiser_window(6, 3.0, tf.float64),
+                                         sig.vorbis_window(6, tf.float64)]),
+     lambda: np.stack([np.kaiser(6, 3.0), _vorbis(6)]), lambda rng, dt: [], [np.float64],
+     grad=False)
