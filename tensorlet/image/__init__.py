@@ -1,6 +1,6 @@
 """tf.image: resizing, crops, flips, colour, quality measures, boxes, codecs."""
 from tensorlet.image.boxes import (  # noqa: F401
-    draw_bounding_boxes, non_max_suppression, non_max_suppression_padded,
+    crop_and_resize, draw_bounding_boxes, non_max_suppression, non_max_suppression_padded,
     non_max_suppression_with_scores)
 from tensorlet.image.codecs import (  # noqa: F401
     decode_bmp, decode_gif, decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png,

@@ -4,7 +4,7 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
-from tensorlet.ops.image_ops import DrawBoundingBoxesV2, NonMaxSuppressionV3
+from tensorlet.ops.image_ops import CropAndResize, DrawBoundingBoxesV2, NonMaxSuppressionV3
 from tensorlet.ops.registry import execute
 from tensorlet.tensor import convert_to_tensor
 
@@ -60,3 +60,30 @@ def draw_bounding_boxes(images, boxes, colors, name=None):
   c = convert_to_tensor(np.zeros([0, 4], np.float32) if colors is None else colors,
                         _dt.float32)
   return execute(DrawBoundingBoxesV2, [x, b, c], {})
+
+
+def crop_and_resize_op(image, boxes, box_indices, crop_size, method="bilinear",
+                       extrapolation_value=0.0):
+  """The CropAndResize op (float64 images stay float64; crop_and_resize gives float32)."""
+  x = convert_to_tensor(image)
+  b = convert_to_tensor(boxes)
+  if b.dtype is not _dt.float32 and b.dtype is not _dt.float64:
+    b = _m.cast(b, _dt.float32)
+  bi = _m.cast(convert_to_tensor(box_indices), _dt.int32)
+  size = _m.cast(convert_to_tensor(crop_size), _dt.int32)
+  if method not in ("bilinear", "nearest"):
+    raise ValueError(f"method must be 'bilinear' or 'nearest', got {method!r}")
+  if x.shape.rank is not None and x.shape.rank != 4:
+    raise ValueError(f"input image must be 4-D, got shape {x.shape}")
+  return execute(CropAndResize, [x, b, bi, size], {"method": method,
+                                                   "extrapolation_value": float(
+                                                       extrapolation_value)})
+
+
+def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear",
+                    extrapolation_value=0.0, name=None):
+  """Crops boxes ([y1, x1, y2, x2], normalised) of batch images `box_indices` and resizes
+  each to `crop_size` (TF's corner-aligned sampling; outside samples get
+  `extrapolation_value`). float32 result; differentiable in image and boxes."""
+  out = crop_and_resize_op(image, boxes, box_indices, crop_size, method, extrapolation_value)
+  return out if out.dtype is _dt.float32 else _m.cast(out, _dt.float32)

@@ -441,3 +441,147 @@ def _(op, dy):
 @ExtractImagePatchesGrad.def_grad
 def _(op, ddx):
   return [execute(ExtractImagePatches, [ddx], op.attrs), None]
+
+
+# ------------------------------------------------------- crop and resize
+
+def _crop_coords(boxes, size, crop):
+  """Sample positions [num_boxes, crop] along one axis and whether they are inside.
+
+  NOTE: float32 arithmetic in TF's order for float32 boxes, so samples that land
+  on a pixel exactly (where the lerp gradient is one-sided) land there as in TF.
+  """
+  ft = np.float64 if boxes.dtype == np.float64 else np.float32
+  lo, hi = boxes[:, 0:1].astype(ft), boxes[:, 1:2].astype(ft)
+  if crop > 1:
+    scale = (hi - lo) * ft(size - 1) / ft(crop - 1)
+    pos = lo * ft(size - 1) + np.arange(crop, dtype=ft)[None, :] * scale
+  else:
+    pos = np.broadcast_to(ft(0.5) * (lo + hi) * ft(size - 1), (boxes.shape[0], 1))
+  pos = pos.astype(np.float64)
+  return pos, (pos >= 0) & (pos <= size - 1)
+
+
+def _crop_setup(image_shape, boxes, box_index, crop_size):
+  _, h, w, _ = image_shape
+  ch, cw = (int(v) for v in np.asarray(crop_size).reshape(-1))
+  if ch <= 0 or cw <= 0:
+    raise ValueError("crop dimensions must be positive")
+  ys, yok = _crop_coords(boxes[:, [0, 2]], h, ch)
+  xs, xok = _crop_coords(boxes[:, [1, 3]], w, cw)
+  return h, w, ys, yok, xs, xok
+
+
+def _check_crop_inputs(image, boxes, box_index):
+  if image.ndim != 4:
+    raise ValueError(f"input image must be 4-D, got rank {image.ndim}")
+  if boxes.ndim != 2 or boxes.shape[1] != 4:
+    raise ValueError(f"boxes must be 2-D [num_boxes, 4], got {list(boxes.shape)}")
+  if box_index.shape != (boxes.shape[0],):
+    raise ValueError(f"box_index has incompatible shape {list(box_index.shape)}")
+  if box_index.size and (box_index.min() < 0 or box_index.max() >= image.shape[0]):
+    raise ValueError(f"box_index has values outside [0, batch_size): {box_index.tolist()}")
+
+
+def _corners(pos, size):
+  lo = np.floor(pos)
+  return lo.astype(np.int64).clip(0, size - 1), np.ceil(pos).astype(np.int64).clip(
+      0, size - 1), pos - lo
+
+
+def _crop_shape(inputs, attrs):
+  img, boxes, _, size = inputs
+  sv = constant_value(size)
+  hw = [None, None] if sv is None else [int(v) for v in np.asarray(sv).reshape(-1)]
+  n = boxes.shape[0] if boxes.shape.rank else None
+  c = img.shape[3] if img.shape.rank == 4 else None
+  return [(TensorShape([n] + hw + [c]), _out_dtype("bilinear", img.dtype))]
+
+
+@op("CropAndResize", dtypes=_NUMERIC, type_inputs=(0,), shape=_crop_shape, fresh=True)
+def CropAndResize(image, boxes, box_ind, crop_size, *, method, extrapolation_value):
+  _check_crop_inputs(image, boxes, box_ind)
+  h, w, ys, yok, xs, xok = _crop_setup(image.shape, boxes, box_ind, crop_size)
+  ft = np.float64 if image.dtype == np.float64 else np.float32
+  img = image.astype(ft)[box_ind]  # [n, h, w, c]
+  b = np.arange(len(box_ind))[:, None, None]
+  if method == "nearest":
+    out = img[b, np.rint(ys).astype(np.int64).clip(0, h - 1)[:, :, None],
+              np.rint(xs).astype(np.int64).clip(0, w - 1)[:, None, :]]
+  else:
+    t, bo, yl = _corners(ys, h)
+    le, r, xl = _corners(xs, w)
+    t, bo, yl = t[:, :, None], bo[:, :, None], yl[:, :, None, None]
+    le, r, xl = le[:, None, :], r[:, None, :], xl[:, None, :, None]
+    top = img[b, t, le] + (img[b, t, r] - img[b, t, le]) * xl
+    bottom = img[b, bo, le] + (img[b, bo, r] - img[b, bo, le]) * xl
+    out = top + (bottom - top) * yl
+  ok = (yok[:, :, None] & xok[:, None, :])[..., None]
+  return np.where(ok, out, ft(extrapolation_value)).astype(ft)
+
+
+@op("CropAndResizeGradImage", dtypes=_dt.FLOATS, type_inputs=(0,),
+    shape=lambda i, a: [(i[3].shape, i[3].dtype)], fresh=True)
+def CropAndResizeGradImage(grads, boxes, box_ind, image, *, method):
+  h, w, ys, yok, xs, xok = _crop_setup(image.shape, boxes, box_ind, grads.shape[1:3])
+  out = np.zeros(image.shape, np.float64)
+  ok = (yok[:, :, None] & xok[:, None, :])[..., None]
+  g = np.where(ok, grads, 0).astype(np.float64)
+  b = np.broadcast_to(box_ind[:, None, None], g.shape[:3])
+  if method == "nearest":
+    yi = np.broadcast_to(np.rint(ys).astype(np.int64).clip(0, h - 1)[:, :, None], g.shape[:3])
+    xi = np.broadcast_to(np.rint(xs).astype(np.int64).clip(0, w - 1)[:, None, :], g.shape[:3])
+    np.add.at(out, (b, yi, xi), g)
+  else:
+    t, bo, yl = _corners(ys, h)
+    le, r, xl = _corners(xs, w)
+    yl, xl = yl[:, :, None, None], xl[:, None, :, None]
+    for yy, wy in ((t, 1 - yl), (bo, yl)):
+      for xx, wx in ((le, 1 - xl), (r, xl)):
+        yi = np.broadcast_to(yy[:, :, None], g.shape[:3])
+        xi = np.broadcast_to(xx[:, None, :], g.shape[:3])
+        np.add.at(out, (b, yi, xi), g * wy * wx)
+  return out.astype(image.dtype)
+
+
+@op("CropAndResizeGradBoxes", dtypes=_dt.FLOATS, type_inputs=(0,),
+    shape=lambda i, a: [(i[2].shape, i[2].dtype)], fresh=True)
+def CropAndResizeGradBoxes(grads, image, boxes, box_ind):
+  h, w, ys, yok, xs, xok = _crop_setup(image.shape, boxes, box_ind, grads.shape[1:3])
+  ch, cw = grads.shape[1:3]
+  img = image.astype(np.float64)[box_ind]
+  b = np.arange(len(box_ind))[:, None, None]
+  t, bo, yl = _corners(ys, h)
+  le, r, xl = _corners(xs, w)
+  t, bo, yl4 = t[:, :, None], bo[:, :, None], yl[:, :, None, None]
+  le, r, xl4 = le[:, None, :], r[:, None, :], xl[:, None, :, None]
+  tl, tr, bl, br = img[b, t, le], img[b, t, r], img[b, bo, le], img[b, bo, r]
+  ok = (yok[:, :, None] & xok[:, None, :])[..., None]
+  g = np.where(ok, grads, 0).astype(np.float64)
+  gy = (g * ((1 - xl4) * (bl - tl) + xl4 * (br - tr))).sum(-1)  # [n, ch, cw]
+  gx = (g * ((1 - yl4) * (tr - tl) + yl4 * (br - bl))).sum(-1)
+  out = np.zeros(boxes.shape, np.float64)
+  if ch > 1:
+    ratio = np.arange(ch)[None, :, None] * ((h - 1) / (ch - 1))
+    out[:, 0] = (gy * (h - 1 - ratio)).sum((1, 2))
+    out[:, 2] = (gy * ratio).sum((1, 2))
+  else:
+    out[:, 0] = out[:, 2] = (gy * 0.5 * (h - 1)).sum((1, 2))
+  if cw > 1:
+    ratio = np.arange(cw)[None, None, :] * ((w - 1) / (cw - 1))
+    out[:, 1] = (gx * (w - 1 - ratio)).sum((1, 2))
+    out[:, 3] = (gx * ratio).sum((1, 2))
+  else:
+    out[:, 1] = out[:, 3] = (gx * 0.5 * (w - 1)).sum((1, 2))
+  return out.astype(boxes.dtype)
+
+
+@CropAndResize.def_grad
+def _(op, dy):
+  image, boxes, box_ind, _ = op.inputs
+  gi = execute(CropAndResizeGradImage, [dy, boxes, box_ind, image],
+               {"method": op.attrs["method"]}) if image.dtype.is_floating else None
+  # NOTE: as TF, nearest sampling's box gradient is the bilinear one (an approximation:
+  # nearest sampling is piecewise constant in the boxes).
+  gb = execute(CropAndResizeGradBoxes, [dy, image, boxes, box_ind], {})
+  return [gi, gb, None, None]

@@ -50,6 +50,9 @@ def outputs(tf, v):
   out["mel"] = tf.signal.linear_to_mel_weight_matrix(16, 17, 16000, 50.0, 7000.0)
   out["mfcc"] = tf.signal.mfccs_from_log_mel_spectrograms(tf.math.log(
       tf.abs(tf.signal.stft(sig, 32, 8)) @ out["mel"] + 1e-6))
+  out["crop_and_resize"] = tf.image.crop_and_resize(
+      x, [[0.1, 0.2, 0.8, 0.9], [-0.2, 0.3, 0.5, 1.3], [0.6, 0.6, 0.1, 0.2]], [0, 1, 1], [4, 5],
+      extrapolation_value=-1.0)
   out["kaiser_window"] = tf.signal.kaiser_window(9, 5.0)
   out["kaiser_bessel_derived_window"] = tf.signal.kaiser_bessel_derived_window(10, 4.0)
   out["vorbis_window"] = tf.signal.vorbis_window(8)

@@ -9,6 +9,7 @@ import numpy as np
 
 import tensorlet as tf
 from op_table import F32_64, args, case, fixed
+from tensorlet.image.boxes import crop_and_resize_op
 from tensorlet.ops.image_ops import resize_images
 
 img = tf.image
@@ -314,3 +315,47 @@ _BB = np.array([[[0.1, 0.2, 0.6, 0.9]], [[0.0, 0.0, 1.0, 0.5]]], f32)
 case("image/draw_bounding_boxes", lambda x: img.draw_bounding_boxes(
     x, _BB, [[1.0, 0.5, 0.0, 1.0]]), lambda x: _draw_ref(x, _BB, np.array([1.0, 0.5, 0.0])),
      args([2, 6, 7, 3], lo=0, hi=0.4), [f32], grad=False)
+
+
+# ------------------------------------------------------- crop_and_resize
+
+def _car_ref(img, boxes, box_ind, ch, cw, method="bilinear", extrap=0.0):
+  h, w = img.shape[1:3]
+  out = np.zeros((len(boxes), ch, cw, img.shape[3]))
+  for n, ((y1, x1, y2, x2), b) in enumerate(zip(boxes.astype(f64), box_ind)):
+    for i in range(ch):
+      y = y1 * (h - 1) + i * (y2 - y1) * (h - 1) / (ch - 1) if ch > 1 else \
+          0.5 * (y1 + y2) * (h - 1)
+      for j in range(cw):
+        x = x1 * (w - 1) + j * (x2 - x1) * (w - 1) / (cw - 1) if cw > 1 else \
+            0.5 * (x1 + x2) * (w - 1)
+        if not (0 <= y <= h - 1 and 0 <= x <= w - 1):
+          out[n, i, j] = extrap
+        elif method == "nearest":
+          out[n, i, j] = img[b, int(np.floor(y + 0.5)), int(np.floor(x + 0.5))]
+        else:
+          t, le = int(np.floor(y)), int(np.floor(x))
+          bo, r = min(t + 1, h - 1), min(le + 1, w - 1)
+          dy, dx = y - t, x - le
+          out[n, i, j] = ((1 - dy) * ((1 - dx) * img[b, t, le] + dx * img[b, t, r]) +
+                          dy * ((1 - dx) * img[b, bo, le] + dx * img[b, bo, r]))
+  return out
+
+
+def _car_inputs(rng, dt):
+  lo = rng.uniform(-0.1, 0.5, (3, 2))
+  boxes = np.concatenate([lo, lo + rng.uniform(0.2, 0.6, (3, 2))], 1)
+  return [rng.rand(2, 5, 6, 2).astype(dt), boxes.astype(dt)]
+
+
+_BI = np.array([1, 0, 1], np.int32)
+case("image/crop_and_resize", lambda im, b: img.crop_and_resize(im, b, _BI, [3, 4],
+                                                                 extrapolation_value=-1.0),
+     lambda im, b: _car_ref(im, b, _BI, 3, 4, extrap=-1.0).astype(f32), _car_inputs, F32_64,
+     grad=False, rtol=1e-5, atol=1e-5)
+case("image/crop_and_resize/nearest", lambda im, b: img.crop_and_resize(
+    im, b, _BI, [4, 1], method="nearest"), lambda im, b: _car_ref(
+        im, b, _BI, 4, 1, "nearest").astype(f32), _car_inputs, [f32], grad=False)
+case("image/crop_and_resize/grad", lambda im, b: crop_and_resize_op(im, b, _BI, [3, 4]),
+     lambda im, b: _car_ref(im, b, _BI, 3, 4).astype(im.dtype), _car_inputs, F32_64,
+     grad=True, rtol=1e-5, atol=1e-5)
