@@ -1,4 +1,7 @@
-"""tf.image codecs: decode_png/jpeg/gif/bmp/image, encode_png/jpeg (Pillow extra)."""
+"""tf.image codecs: decode_png/jpeg/gif/bmp/image, encode_png/jpeg, JPEG quality (Pillow
+extra), and the tf.image names tensorlet does not implement (they raise, saying so)."""
+import numpy as np
+
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.image.color import convert_image_dtype
@@ -85,3 +88,75 @@ def is_jpeg(contents, name=None):
   """True when the bytes start with JPEG's magic number."""
   from tensorlet.ops import string_ops
   return string_ops.substr(convert_to_tensor(contents), 0, 3) == b"\xff\xd8\xff"
+
+
+def adjust_jpeg_quality(image, jpeg_quality, dct_method="", name=None):
+  """The image after a JPEG encode/decode at `jpeg_quality` (0-100), in its own dtype."""
+  x = convert_to_tensor(image)
+  orig = x.dtype
+  q = int(np.asarray(constant_value(convert_to_tensor(jpeg_quality))))
+  u8 = convert_image_dtype(x, _dt.uint8, saturate=True)
+  out = decode_jpeg(encode_jpeg(u8, quality=q), channels=u8.shape[-1] or 0)
+  return convert_image_dtype(out, orig, saturate=True)
+
+
+def _check_quality(lo, hi):
+  if lo < 0 or hi < 0:
+    raise ValueError("jpeg encode quality cannot be negative")
+  if lo >= hi:
+    raise ValueError("`min_jpeg_quality` must be less than `max_jpeg_quality`.")
+
+
+def random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed=None):
+  """adjust_jpeg_quality at a quality drawn uniformly from [min, max)."""
+  from tensorlet.ops import random_ops
+  _check_quality(min_jpeg_quality, max_jpeg_quality)
+  q = random_ops.uniform([], min_jpeg_quality, max_jpeg_quality, _dt.int32, seed=seed)
+  return adjust_jpeg_quality(image, q)
+
+
+def stateless_random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed):
+  from tensorlet.ops import random_ops
+  _check_quality(min_jpeg_quality, max_jpeg_quality)
+  q = random_ops.stateless_uniform([], seed, min_jpeg_quality, max_jpeg_quality, _dt.int32)
+  return adjust_jpeg_quality(image, q)
+
+
+def extract_jpeg_shape(contents, output_type=_dt.int32, name=None):
+  """[height, width, channels] of a JPEG image, read from its header."""
+  c = convert_to_tensor(contents)
+  data = constant_value(c)
+  if data is None:
+    raise ValueError("extract_jpeg_shape needs the JPEG bytes when called (eager)")
+  raw = bytes(np.asarray(data).item())
+  if sniff(raw) != "jpeg":
+    raise InvalidArgumentError(None, None, "Invalid JPEG data or size [Op:ExtractJpegShape]")
+  img = pil("tf.image.extract_jpeg_shape").open(__import__("io").BytesIO(raw))
+  channels = {"L": 1, "RGB": 3, "CMYK": 4}.get(img.mode, len(img.getbands()))
+  return convert_to_tensor(np.array([img.height, img.width, channels]), output_type)
+
+
+def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upscaling=True,
+                         try_recover_truncated=False, acceptable_fraction=1, dct_method="",
+                         name=None):
+  """decode_jpeg then the crop [y, x, height, width] of `crop_window`."""
+  from tensorlet.ops import array_ops
+  img = decode_jpeg(contents, channels, ratio)
+  w = array_ops.reshape(convert_to_tensor(crop_window, _dt.int32), [4])
+  return array_ops.slice(img, array_ops.concat([w[:2], [0]], 0),
+                         array_ops.concat([w[2:], [-1]], 0))
+
+
+def _not_implemented(name):
+  def f(*args, **kwargs):
+    raise NotImplementedError(f"tf.image.{name} is not implemented in tensorlet")
+  f.__name__ = name
+  return f
+
+
+sample_distorted_bounding_box = _not_implemented("sample_distorted_bounding_box")
+stateless_sample_distorted_bounding_box = _not_implemented(
+    "stateless_sample_distorted_bounding_box")
+extract_glimpse = _not_implemented("extract_glimpse")
+combined_non_max_suppression = _not_implemented("combined_non_max_suppression")
+generate_bounding_box_proposals = _not_implemented("generate_bounding_box_proposals")

@@ -79,16 +79,21 @@ def _ssim_per_channel(x, y, max_val, filter_size, filter_sigma, k1, k2, index_ma
   return _m.reduce_mean(luminance * cs, [-3, -2]), _m.reduce_mean(cs, [-3, -2])
 
 
-def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03,
-         return_index_map=False):
-  """Structural similarity per image (Gaussian window), averaged over channels."""
+def _float_pair(img1, img2, max_val):
+  """Both images and max_val as float32 in [0, 1] units, after TF's checks."""
   x, y = convert_to_tensor(img1), convert_to_tensor(img2)
   if x.dtype is not y.dtype:
     raise TypeError(f"img1 and img2 must have the same dtype, got {x.dtype.name} and "
                     f"{y.dtype.name}")
   _compatible(x, y)
   mv = convert_image_dtype(_m.cast(max_val, x.dtype), _dt.float32)
-  x, y = convert_image_dtype(x, _dt.float32), convert_image_dtype(y, _dt.float32)
+  return convert_image_dtype(x, _dt.float32), convert_image_dtype(y, _dt.float32), mv
+
+
+def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03,
+         return_index_map=False):
+  """Structural similarity per image (Gaussian window), averaged over channels."""
+  x, y, mv = _float_pair(img1, img2, max_val)
   val, _ = _ssim_per_channel(x, y, mv, int(filter_size), float(filter_sigma), k1, k2,
                              return_index_map)
   return _m.reduce_mean(val, [-1])
@@ -150,3 +155,38 @@ def sobel_edges(image):
           acc = term if acc is None else acc + term
     outs.append(acc)
   return _a.stack(outs, -1)
+
+
+_MSSSIM_WEIGHTS = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333)
+
+
+def ssim_multiscale(img1, img2, max_val, power_factors=_MSSSIM_WEIGHTS, filter_size=11,
+                    filter_sigma=1.5, k1=0.01, k2=0.03):
+  """Multi-scale SSIM: contrast-structure at each 2x-downsampled scale, SSIM at the last,
+  combined with `power_factors` (TF's MS-SSIM, float32)."""
+  from tensorlet.ops import conv_ops
+  x, y, mv = _float_pair(img1, img2, max_val)
+  lead = x.shape.as_list()[:-3]
+  if None in lead or x.shape.rank is None:
+    raise ValueError("ssim_multiscale needs known batch dimensions")
+  mcs = []
+  for k in range(len(power_factors)):
+    if k > 0:  # 2x2 average pooling; odd sizes first mirror their last row / column
+      pooled = []
+      for t in (x, y):
+        t4 = _a.reshape(t, [-1] + t.shape.as_list()[-3:]) if t.shape.rank != 4 else t
+        h, w = t4.shape.as_list()[1:3]
+        if h is None or w is None:
+          raise ValueError("ssim_multiscale needs known image sizes")
+        if h % 2 or w % 2:
+          t4 = _a.pad(t4, [[0, 0], [0, h % 2], [0, w % 2], [0, 0]], mode="SYMMETRIC")
+        p = conv_ops.avg_pool2d(t4, 2, 2, "VALID")
+        pooled.append(_a.reshape(p, lead + p.shape.as_list()[1:]) if len(lead) != 1 else p)
+      x, y = pooled
+    ssim_val, cs = _ssim_per_channel(x, y, mv, filter_size, filter_sigma, k1, k2, False)
+    mcs.append(_m.maximum(cs, 0.0) if k < len(power_factors) - 1 else
+               _m.maximum(ssim_val, 0.0))
+  stack = _a.stack(mcs, -1)  # [..., channels, scales]
+  weights = convert_to_tensor(np.asarray(power_factors, np.float32))
+  ms = _m.reduce_prod(_m.pow(stack, weights), [-1])
+  return _m.reduce_mean(ms, [-1])

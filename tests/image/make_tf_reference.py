@@ -18,7 +18,8 @@ def inputs():
   return {"x": rng.rand(2, 7, 9, 3).astype(np.float32),
           "u8": rng.randint(0, 256, (2, 5, 6, 3)).astype(np.uint8),
           "big": rng.rand(1, 16, 18, 2).astype(np.float32),
-          "sig": rng.randn(2, 200).astype(np.float32)}
+          "sig": rng.randn(2, 200).astype(np.float32),
+          "large": rng.rand(2, 180, 177, 3).astype(np.float32)}
 
 
 def outputs(tf, v):
@@ -53,6 +54,8 @@ def outputs(tf, v):
   out["crop_and_resize"] = tf.image.crop_and_resize(
       x, [[0.1, 0.2, 0.8, 0.9], [-0.2, 0.3, 0.5, 1.3], [0.6, 0.6, 0.1, 0.2]], [0, 1, 1], [4, 5],
       extrapolation_value=-1.0)
+  large = tf.constant(v["large"])
+  out["ssim_multiscale"] = tf.image.ssim_multiscale(large, large * 0.7 + 0.1, 1.0)
   out["kaiser_window"] = tf.signal.kaiser_window(9, 5.0)
   out["kaiser_bessel_derived_window"] = tf.signal.kaiser_bessel_derived_window(10, 4.0)
   out["vorbis_window"] = tf.signal.vorbis_window(8)

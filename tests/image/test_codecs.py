@@ -115,3 +115,27 @@ def test_without_pillow_the_error_names_the_extra(monkeypatch):
     tf.image.encode_png(RGB)
   with pytest.raises(ImportError, match=r"pip install 'tensorlet\[image\]'"):
     tf.image.decode_png(b"\x89PNG\r\n\x1a\n" + b"0" * 20)
+
+
+def test_jpeg_quality_and_shape_helpers():
+  q50 = tf.image.adjust_jpeg_quality(RGB, 50).numpy()
+  np.testing.assert_array_equal(q50, _pil_decode(_pil_bytes(RGB, "JPEG", quality=50), "RGB"))
+  f = tf.image.adjust_jpeg_quality(RGB / 255.0, 95)
+  assert f.dtype == tf.float64 and f.shape == [6, 7, 3]
+  data = tf.image.encode_jpeg(RGB)
+  np.testing.assert_array_equal(tf.image.extract_jpeg_shape(data), [6, 7, 3])
+  np.testing.assert_array_equal(tf.image.decode_and_crop_jpeg(data, [1, 2, 3, 4]).numpy(),
+                                tf.image.decode_jpeg(data).numpy()[1:4, 2:6])
+  assert tf.image.stateless_random_jpeg_quality(RGB, 20, 80, [1, 2]).shape == [6, 7, 3]
+  with pytest.raises(ValueError, match="must be less than"):
+    tf.image.random_jpeg_quality(RGB, 80, 20)
+  with pytest.raises(IAE, match="Invalid JPEG"):
+    tf.image.extract_jpeg_shape(tf.image.encode_png(RGB))
+
+
+@pytest.mark.parametrize("name", ["sample_distorted_bounding_box", "extract_glimpse",
+                                  "combined_non_max_suppression",
+                                  "generate_bounding_box_proposals"])
+def test_unimplemented_names_say_so(name):
+  with pytest.raises(NotImplementedError, match=f"tf.image.{name} is not implemented"):
+    getattr(tf.image, name)(tf.zeros([1, 4, 4, 1]))

@@ -225,3 +225,20 @@ def test_extract_patches_bad_sizes():
   with pytest.raises(IAE, match="padding"):
     tf.image.extract_patches(tf.zeros([1, 4, 4, 1]), [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1],
                              "FULL")
+
+
+def test_crop_and_resize_errors():
+  im = tf.zeros([2, 4, 4, 1])
+  with pytest.raises(IAE, match="box_index has values outside"):
+    tf.image.crop_and_resize(im, [[0.0, 0.0, 1.0, 1.0]], [2], [2, 2])
+  with pytest.raises(IAE, match="crop dimensions must be positive"):
+    tf.image.crop_and_resize(im, [[0.0, 0.0, 1.0, 1.0]], [0], [0, 2])
+  with pytest.raises(ValueError, match="method"):
+    tf.image.crop_and_resize(im, [[0.0, 0.0, 1.0, 1.0]], [0], [2, 2], method="bicubic")
+  out = tf.image.crop_and_resize(im + 1, [[0.0, 0.0, 1.0, 1.0]], [1], [3, 2])
+  np.testing.assert_array_equal(out.numpy(), np.ones([1, 3, 2, 1]))
+
+
+def test_ssim_multiscale_identical_is_one():
+  y = rng.rand(1, 180, 180, 1).astype(np.float32)
+  np.testing.assert_allclose(tf.image.ssim_multiscale(y, y, 1.0).numpy(), [1.0], rtol=1e-5)
