@@ -190,11 +190,31 @@ def _resize_shape(inputs, attrs):
   return [(TensorShape([d[0]] + hw + [d[3]]), out)]
 
 
+def _taps(w):
+  """A banded [out, in] matrix as (index [out, k], weight [out, k]) of its nonzeros."""
+  nz = w != 0
+  k = max(int(nz.sum(1).max()), 1) if w.size else 1
+  order = np.argsort(~nz, axis=1, kind="stable")[:, :k]  # nonzero columns first
+  return order, np.take_along_axis(w, order, 1)
+
+
+def _resample(x, w, axis):
+  """Applies the [out, in] weights along `axis` as a sum over its few taps (gathers)."""
+  idx, wts = _taps(w)
+  shape = [1] * x.ndim
+  shape[axis] = wts.shape[0]
+  out = None
+  for j in range(idx.shape[1]):
+    term = np.take(x, idx[:, j], axis=axis) * wts[:, j].reshape(shape)
+    out = term if out is None else out + term
+  return out
+
+
 def _apply(x, wh, ww):
   """[B, H, W, C] -> [B, OH, OW, C] with row weights wh [OH, H] and column weights ww."""
-  b, h, w, c = x.shape
-  t = np.matmul(wh, x.reshape(b, h, w * c)).reshape(b, wh.shape[0], w, c)
-  return np.matmul(ww, t)
+  # NOTE: the weights are banded (2 taps for bilinear, a few for the others), so
+  # gathers beat dense matrix products by the band's sparsity.
+  return _resample(_resample(x, wh, 1), ww, 2)
 
 
 _NUMERIC = _dt.NUMERIC - _dt.COMPLEX
