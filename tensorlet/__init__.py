@@ -58,7 +58,7 @@ types._late()
 from tensorlet.ops import dispatch as _dispatch
 _dispatch.install(globals())  # public functions dispatch on Keras symbolic tensors
 
-__version__ = "0.1.0"
+from tensorlet.version import VERSION as __version__  # noqa: E402
 
 _LAZY = {
     "nn": "tensorlet.nn",
@@ -78,6 +78,9 @@ _LAZY = {
     "ragged": "tensorlet.ragged",
     "sparse": "tensorlet.sparse",
     "sets": "tensorlet.sparse.sets",
+    "signal": "tensorlet.signal",
+    "image": "tensorlet.image",
+    "compat": "tensorlet.compat",
 }
 _LAZY_ATTRS = {
     "clip_by_value": ("tensorlet.ops.clip_ops", "clip_by_value"),

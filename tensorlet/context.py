@@ -32,18 +32,60 @@ def executing_eagerly():
 
 _DEVICE_PREFIX = "/job:localhost/replica:0/task:0/device:"
 
+# Process-wide settings of tf.config (devices, placement, graph passes).
+_settings = {"logical_cpus": 1, "soft_placement": True, "disabled_passes": frozenset()}
 
-def canonical_device(spec):
-  """'/cpu:0', 'gpu:1', '/device:CPU:0' -> TF's full device name."""
-  if not spec:
-    return _DEVICE_PREFIX + "CPU:0"
+
+def logical_cpu_count():
+  return _settings["logical_cpus"]
+
+
+def set_logical_cpu_count(n):
+  _settings["logical_cpus"] = int(n)
+
+
+def soft_placement():
+  return _settings["soft_placement"]
+
+
+def set_soft_placement(enabled):
+  _settings["soft_placement"] = bool(enabled)
+
+
+def disabled_passes():
+  """Names of graph passes tf.config.optimizer switched off."""
+  return _settings["disabled_passes"]
+
+
+def set_disabled_passes(names):
+  _settings["disabled_passes"] = frozenset(names)
+
+
+def _device_parts(spec):
   s = spec.strip().lstrip("/")
   parts = [p for p in s.split("/") if p and not p.startswith(("job:", "replica:", "task:"))]
   dev = parts[-1] if parts else "CPU:0"
   if dev.startswith("device:"):
     dev = dev[len("device:"):]
   kind, _, idx = dev.partition(":")
-  return f"{_DEVICE_PREFIX}{kind.upper()}:{idx or '0'}"
+  return kind.upper(), idx or "0"
+
+
+def _exists(kind, idx):
+  return kind == "CPU" and idx.isdigit() and int(idx) < logical_cpu_count()
+
+
+def canonical_device(spec):
+  """'/cpu:0', 'gpu:1', '/device:CPU:0' -> TF's full name of the device that runs the op.
+
+  Devices that do not exist fall back to CPU:0 (TF's soft placement).
+  """
+  if not spec:
+    return _DEVICE_PREFIX + "CPU:0"
+  kind, idx = _device_parts(spec)
+  if not _exists(kind, idx):
+    return _DEVICE_PREFIX + "CPU:0"
+  return f"{_DEVICE_PREFIX}{kind}:{idx}"
 
 
 class device:
@@ -57,6 +99,15 @@ class device:
     self._name = device_name or ""
 
   def __enter__(self):
+    if self._name and not soft_placement():
+      kind, idx = _device_parts(self._name)
+      if not _exists(kind, idx):
+        from tensorlet.errors import InvalidArgumentError
+        cpus = ", ".join(f"{_DEVICE_PREFIX}CPU:{i}" for i in range(logical_cpu_count()))
+        raise InvalidArgumentError(
+            None, None, f"Could not satisfy device specification '{_DEVICE_PREFIX}{kind}:"
+            f"{idx}'. enable_soft_placement=0. Supported device types [CPU]. All available "
+            f"devices [{cpus}].")
     self._old = ctx.device
     ctx.device = self._name
     return self

@@ -11,6 +11,7 @@ does). What a pass knows about an op comes from its OpDef (`role`,
 import numpy as np
 
 from tensorlet import dtypes as _dt
+from tensorlet.context import disabled_passes
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.graph.graph import FuncGraph
 from tensorlet.ops.registry import REGISTRY, ZERO
@@ -245,11 +246,14 @@ PIPELINE = [prune, fold_constants, cse, simplify, prune]
 
 
 def optimize(g, max_rounds=4, lint=None):
-  """Runs PIPELINE until nothing changes (at most `max_rounds` rounds)."""
+  """Runs PIPELINE until nothing changes (at most `max_rounds` rounds), less the
+  passes switched off by tf.config.optimizer.set_experimental_options."""
   lint = LINT if lint is None else lint
+  off = disabled_passes()
+  pipeline = [p for p in PIPELINE if p.__name__ not in off] if off else PIPELINE
   for _ in range(max_rounds):
     changed = False
-    for p in PIPELINE:
+    for p in pipeline:
       g, c = p(g)
       if lint and c:
         g.lint()

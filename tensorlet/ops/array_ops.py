@@ -318,8 +318,8 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
   args = [start, limit, delta]
   if dtype is not None:
     dtype = _dt.as_dtype(dtype)
-    ts = [_math().cast(convert_to_tensor(a), dtype) if isinstance(a, Tensor) else
-          convert_to_tensor(a, dtype if not isinstance(a, float) or dtype.is_floating else None)
+    # NOTE: as TF's: tensors are cast, Python values converted (2.0 to int32 is a TypeError)
+    ts = [_math().cast(a, dtype) if isinstance(a, Tensor) else convert_to_tensor(a, dtype)
           for a in args]
   else:
     ts = [convert_to_tensor(a) for a in args]
@@ -334,19 +334,36 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
 
 
 def linspace(start, stop, num, name=None, axis=0):
-  """`num` evenly spaced values from `start` to `stop` inclusive."""
+  """`num` evenly spaced values from `start` to `stop` inclusive (both ends exact).
+
+  As TF's: `stop` takes `start`'s dtype, and integer bounds give float64
+  (the step is a true division).
+  """
   m = _math()
-  start, stop = convert_inputs(m.Sub, (start, stop))
-  n = as_int(constant_value(convert_to_tensor(num)), "LinSpace", "num")
-  if n == 1:
-    return expand_dims(start, axis)
-  steps = m.cast(range(n), start.dtype)
-  delta = (stop - start) / m.cast(n - 1, start.dtype)
-  shp = [n] + [1] * (start.shape.rank or 0)
-  r = expand_dims(start, 0) + reshape(steps, shp) * expand_dims(delta, 0)
-  axis = single_axis(axis, r.shape.rank, "LinSpace")
+  start = convert_to_tensor(start)
+  stop = convert_to_tensor(stop, start.dtype) if not isinstance(stop, Tensor) else stop
+  if stop.dtype is not start.dtype:
+    raise TypeError(f"stop has dtype {stop.dtype.name}, expected start's {start.dtype.name}")
+  nv = constant_value(convert_to_tensor(num))
+  if nv is None or np.ndim(nv) != 0 or np.asarray(nv).dtype.kind not in "iu":
+    raise TypeError(f"num must be a known integer scalar, got {num!r}")
+  n = int(nv)
+  if n < 0:
+    raise InvalidArgumentError(None, None, "Requires start <= limit when delta > 0: 1/-1"
+                               " [Op:Range]")
+  shape = broadcast_static_shape(start.shape, stop.shape)
+  if not (start.shape == stop.shape and start.shape.is_fully_defined()):
+    dyn = broadcast_dynamic_shape(_shape_of(start), _shape_of(stop))
+    start, stop = broadcast_to(start, dyn), broadcast_to(stop, dyn)
+  delta = (stop - start) / m.cast(builtins.max(n - 1, 1), start.dtype)
+  start, stop = m.cast(start, delta.dtype), m.cast(stop, delta.dtype)
+  s0, s1 = expand_dims(start, 0), expand_dims(stop, 0)
+  steps = m.cast(range(1, builtins.max(n - 1, 1)), delta.dtype)
+  mid = s0 + reshape(steps, [-1] + [1] * shape.rank) * expand_dims(delta, 0)
+  r = concat([s0, mid, s1], 0)[:n]
+  axis = single_axis(axis, shape.rank + 1, "LinSpace")
   if axis != 0:
-    perm = list(builtins.range(1, r.shape.rank))
+    perm = list(builtins.range(1, shape.rank + 1))
     perm.insert(axis, 0)
     r = transpose(r, perm)
   return r

@@ -120,7 +120,7 @@ def collect(obj, signatures=None, root_functions=None, extra=None):
     raise ValueError(f"tf.saved_model.save: {len(enc.problems)} part(s) of {obj!r} cannot "
                      f"leave Python, so nothing was written:\n  - " +
                      "\n  - ".join(enc.problems))
-  from tensorlet import __version__
+  from tensorlet.version import TENSORLET_VERSION as __version__
   manifest = {"format": layout.FORMAT, "version": layout.VERSION, "tensorlet": __version__,
               "objects": objects, "functions": functions, "signatures": sigs, **(extra or {})}
   return manifest, {"concrete_functions": concrete}, nodes, tensors, enc.constants

@@ -370,4 +370,6 @@ def test_no_raw_numpy_errors(case):
         tb = tb.tb_next
       if tb.tb_frame.f_code.co_filename.endswith("op_table.py"):
         continue  # the row's own code (e.g. `unstack(x)[1]` of an empty list)
+      if isinstance(e, AttributeError) and "floating point or integer" in str(e):
+        continue  # TF's own type for tf.image functions given bool or string images
       assert_clean(e)
