@@ -51,10 +51,14 @@ def _keras_config(model):
     return None
 
 
-def save_model(model, filepath, input_signature=None):
+def save_model(model, filepath, input_signature=None, signatures=None):
   """Saves a Keras model: weights, serving graph and signature, and its Keras config
-  so `load_model` can rebuild the full model."""
+  so `load_model` can rebuild the full model. `signatures` (tf.saved_model.save's
+  argument) replaces the default 'serving_default'; a list of TensorSpecs there is
+  taken as the input signature."""
   from tensorlet.saved_model.save import save
+  if isinstance(signatures, (list, tuple)):
+    input_signature, signatures = signatures, None
   fn = serving_function(model, input_signature)
   serving = fn
   spec = fn.input_signature[0] if len(fn.input_signature) == 1 else None
@@ -75,7 +79,7 @@ def save_model(model, filepath, input_signature=None):
   config = _keras_config(model)
   if config is not None:
     keras["model"] = config
-  save(model, filepath, signatures={"serving_default": serving},
+  save(model, filepath, signatures=signatures or {"serving_default": serving},
        root_functions={"__call__": fn}, extra={"keras": keras})
 
 

@@ -146,6 +146,12 @@ def save(obj, export_dir, signatures=None, options=None, **collect_args):
   if os.path.exists(export_dir) and not os.path.isdir(export_dir):
     raise errors.FailedPreconditionError(None, None, f"tf.saved_model.save: {export_dir} is "
                                          f"not a directory")
+  if not collect_args and _is_keras_model(obj):
+    # As TF: a Keras model is saved callable, with a 'serving_default' signature
+    # traced from its inputs (and can be loaded back as the Keras model).
+    from tensorlet.saved_model import keras_io
+    keras_io.save_model(obj, export_dir, signatures=signatures)
+    return
   manifest, graphs, nodes, tensors, constants = collect(obj, signatures, **collect_args)
   os.makedirs(export_dir, exist_ok=True)
   _format.write_checkpoint(layout.variables_prefix(export_dir), nodes, tensors)
@@ -155,3 +161,9 @@ def save(obj, export_dir, signatures=None, options=None, **collect_args):
   # NOTE: the manifest goes last: a directory without one was never completely written.
   _format.atomic_write(layout.manifest_path(export_dir),
                        json.dumps(manifest, indent=1, sort_keys=True).encode())
+
+
+def _is_keras_model(obj):
+  import sys
+  training = sys.modules.get("tensorlet.keras.engine.training")
+  return training is not None and isinstance(obj, training.Model)

@@ -65,7 +65,7 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, save_for
     legacy_h5.save_model(model, path, include_optimizer)
   else:
     from tensorlet.saved_model import keras_io
-    keras_io.save_model(model, path, input_signature=signatures)
+    keras_io.save_model(model, path, signatures=signatures)
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True,  # noqa: A002
@@ -188,25 +188,46 @@ def compile_config(model):
   return out
 
 
-def _compile_value(value, kind, custom_objects):
+def _compile_value(value, kind, custom_objects, outputs=()):
   if value is None or isinstance(value, (str, int, float, bool)):
     return value
   if isinstance(value, list):
-    return [_compile_value(v, kind, custom_objects) for v in value]
+    return [_compile_value(v, kind, custom_objects, outputs) for v in value]
   if isinstance(value, dict) and not ("class_name" in value and "config" in value):
-    return {k: _compile_value(v, kind, custom_objects) for k, v in value.items()}
+    return {k: _compile_value(v, kind, custom_objects, outputs) for k, v in value.items()}
   if isinstance(value, dict):
     if value["class_name"] == "function":
       return serialization_lib._find_function(value["config"], custom_objects)
     if kind == "metrics" and value["class_name"] == "MeanMetricWrapper":
-      # Keras 2 wraps a metric named by a string; the name restores the same metric.
-      name = value["config"].get("fn") or value["config"].get("name")
-      if isinstance(name, str):
-        return value["config"].get("name") or name
+      # Keras 2 wraps a metric named by a string ("mae"), naming it after the output
+      # ("dense_mae") in multi-output models; the user's string restores the same metric.
+      return _wrapped_metric_name(value["config"], custom_objects, outputs)
     from tensorlet.keras import losses, metrics, optimizers
     module = {"loss": losses, "metrics": metrics, "optimizer": optimizers}[kind]
     return module.deserialize(value, custom_objects)
   return value
+
+
+def _wrapped_metric_name(config, custom_objects, outputs):
+  from tensorlet.keras import metrics
+  name, fn = config.get("name"), config.get("fn")
+  candidates = []
+  if isinstance(name, str):
+    for out in sorted(outputs, key=len, reverse=True):
+      if name.startswith(out + "_"):
+        candidates.append(name[len(out) + 1:])
+        break
+    candidates.append(name)
+  if isinstance(fn, str):
+    candidates.append(fn)
+  for candidate in candidates:
+    try:
+      metrics.get(candidate)
+      return candidate
+    except ValueError:
+      continue
+  return metrics.deserialize({"class_name": "MeanMetricWrapper", "config": config},
+                             custom_objects)
 
 
 def compile_from_config(model, config, custom_objects=None):
@@ -216,13 +237,14 @@ def compile_from_config(model, config, custom_objects=None):
   kinds = {"optimizer": "optimizer", "loss": "loss", "metrics": "metrics",
            "weighted_metrics": "metrics"}
   args = {}
+  outputs = list(getattr(model, "output_names", None) or [])
   for key, value in config.items():
     if key not in ("optimizer", "loss", "metrics", "loss_weights", "weighted_metrics",
                    "run_eagerly", "steps_per_execution", "jit_compile"):
       continue
     if value is None:
       continue
-    args[key] = _compile_value(value, kinds.get(key, "loss"), custom_objects) \
+    args[key] = _compile_value(value, kinds[key], custom_objects, outputs) \
         if key in kinds else value
   model.compile(**args)
 
