@@ -3,6 +3,7 @@ directories and checkpoints; files written by real Keras 2 (fixtures/) load with
 identical predictions, compiled, with their optimizer state."""
 import json
 import os
+import sys
 import warnings
 import zipfile
 
@@ -15,6 +16,8 @@ h5py = pytest.importorskip("h5py")
 
 L = tf.keras.layers
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+sys.path.insert(0, FIXTURES)
+import make_fixtures  # noqa: E402 - the fixtures' own definitions, without TensorFlow
 
 
 def fixture(name):
@@ -26,22 +29,7 @@ def _fresh_names():
   tf.keras.backend.clear_session()
 
 
-@tf.keras.saving.register_keras_serializable(package="fixtures")
-class Scale(L.Layer):
-  """The custom layer of fixtures/make_fixtures.py."""
-
-  def __init__(self, offset=0.0, **kwargs):
-    super().__init__(**kwargs)
-    self.offset = offset
-
-  def build(self, input_shape):
-    self.w = self.add_weight(name="w", shape=(input_shape[-1],), initializer="ones")
-
-  def call(self, x):
-    return x * self.w + self.offset
-
-  def get_config(self):
-    return {**super().get_config(), "offset": self.offset}
+Scale = make_fixtures.define_scale(tf.keras)
 
 
 def close(a, b):
