@@ -139,7 +139,7 @@ def serialize_keras_object(obj):
               "registered_name": "function"}
     raise TypeError(f"Cannot serialize {obj!r}: it has no get_config() method.")
   cls = type(obj)
-  config = obj.get_config()
+  config = _plain(obj.get_config())
   if _state.legacy:
     name = cls.__name__ if _is_builtin(cls) else object_registration.get_registered_name(cls)
     return {"class_name": name, "config": config}
@@ -153,6 +153,24 @@ def serialize_keras_object(obj):
   if build is not None:
     out["build_config"] = build
   return out
+
+
+def _plain(value):
+  """A config with NumPy scalars as Python numbers and shapes/dtypes as lists/names
+  (tuples stay tuples: configs compare equal before and after JSON)."""
+  if isinstance(value, dict):
+    return {k: _plain(v) for k, v in value.items()}
+  if isinstance(value, (list, tuple)):
+    return type(value)(_plain(v) for v in value)
+  if isinstance(value, np.generic):
+    return value.item()
+  from tensorlet.dtypes import DType
+  from tensorlet.tensor_shape import TensorShape
+  if isinstance(value, DType):
+    return value.name
+  if isinstance(value, TensorShape):
+    return tuple(value.as_list()) if value.rank is not None else None
+  return value
 
 
 def _build_config(obj):
@@ -348,3 +366,4 @@ def _maybe_build(obj, build_config):
     shape = TensorShape(shape)
   obj.build(shape)
   obj.built = True
+  obj._tl_build_input_shape = shape
