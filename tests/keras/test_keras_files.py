@@ -80,6 +80,19 @@ def test_keras2_functional_loads_with_both_outputs(ext):
   assert {"loss", "image_out_mae", "token_out_accuracy"} <= set(logs)
 
 
+@pytest.mark.parametrize("ext", ["keras", "h5"])
+def test_keras2_nested_model(ext, tmp_path):
+  x, want = np.load(fixture("nested_x.npy")), np.load(fixture("nested_y.npy"))
+  m = tf.keras.models.load_model(fixture(f"nested.{ext}"))
+  assert [type(layer).__name__ for layer in m.layers] == ["InputLayer", "Sequential", "Dense"]
+  close(m.predict(x, verbose=0), want)
+  # Keras numbers the calls of a nested model from 1 (its node 0 is its inner graph).
+  head = [entry for entry in m.get_config()["layers"] if entry["name"] == "head"][0]
+  assert head["inbound_nodes"] == [[["inner", 1, 0, {}]]]
+  m.save(str(tmp_path / f"again.{ext}"))
+  close(tf.keras.models.load_model(str(tmp_path / f"again.{ext}")).predict(x, verbose=0), want)
+
+
 def _sequential_like_fixture():
   return tf.keras.Sequential([
       L.Conv2D(4, 3, activation="relu", input_shape=(8, 8, 1)), L.BatchNormalization(),

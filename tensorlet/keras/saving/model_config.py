@@ -57,11 +57,22 @@ def _network_nodes(model):
   return nodes
 
 
+def _skips_first_node(layer):
+  """Whether Keras counts this layer's calls from 1: a nested model with its own inputs
+  has a node 0 of its own (its inner graph) in Keras, which tensorlet does not record."""
+  from tensorlet.keras.engine.functional import Functional
+  from tensorlet.keras.engine.sequential import Sequential
+  if isinstance(layer, Functional):
+    return True
+  return isinstance(layer, Sequential) and layer._tl_input is not None
+
+
 def _node_index_map(model, in_model):
-  """(id(layer), index in layer._inbound_nodes) -> index among the model's nodes."""
+  """(id(layer), index in layer._inbound_nodes) -> index among the model's nodes, as
+  Keras numbers them."""
   out = {}
   for layer in model.layers:
-    k = 0
+    k = 1 if _skips_first_node(layer) else 0
     for i, node in enumerate(layer._inbound_nodes):
       if id(node) in in_model:
         out[(id(layer), i)] = k
@@ -191,6 +202,8 @@ def functional_from_config(cls, config, custom_objects=None, make_layer=None):
     if isinstance(layer, InputLayer):
       outputs[name].append(layer._inbound_nodes[0].outputs)
     else:
+      if _skips_first_node(layer):
+        outputs[name].append(None)  # Keras' node 0 of a nested model: its inner graph
       nodes = list(layer_data.get("inbound_nodes") or [])
       if nodes:
         pending.append([name, layer, nodes])
@@ -203,6 +216,9 @@ def functional_from_config(cls, config, custom_objects=None, make_layer=None):
     made = outputs[name]
     if node_index >= len(made):
       raise _Missing()
+    if made[node_index] is None:
+      raise ValueError(f"The functional config names node {node_index} of model '{name}', "
+                       f"its inner graph, as an input.")
     return nest.flatten(made[node_index])[tensor_index]
 
   def kw_tensors(value):
