@@ -7,7 +7,7 @@ import importlib as _importlib
 _MODULES = {name: f"tensorlet.keras.{name}" for name in (
     "layers", "models", "optimizers", "losses", "metrics", "callbacks", "initializers",
     "activations", "regularizers", "constraints", "datasets", "utils", "backend",
-    "mixed_precision")}
+    "mixed_precision", "saving", "preprocessing")}
 _ATTRS = {
     "Model": ("tensorlet.keras.engine.training", "Model"),
     "Sequential": ("tensorlet.keras.engine.sequential", "Sequential"),

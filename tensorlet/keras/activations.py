@@ -123,6 +123,9 @@ def get(identifier):
   if isinstance(identifier, str):
     f = _BY_NAME.get(identifier)
     if f is None:
+      from tensorlet.keras.saving.object_registration import lookup_table
+      f = lookup_table().get(identifier)
+    if f is None:
       raise ValueError(f"Unknown activation function: '{identifier}'. Expected one of "
                        f"{sorted(_BY_NAME)}.")
     return f
@@ -151,4 +154,6 @@ def deserialize(config):
   name = config.get("class_name") if isinstance(config, dict) else None
   if name in _BY_NAME:
     return _BY_NAME[name]
+  if name == "function" and isinstance(config.get("config"), str):
+    return get(config["config"])
   raise ValueError(f"Unknown activation: {config!r}")

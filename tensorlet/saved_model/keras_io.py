@@ -37,12 +37,50 @@ def serving_function(model, input_signature=None):
   return function(lambda inputs: model(inputs, training=False), input_signature=sig)
 
 
-def save_model(model, filepath, input_signature=None):
-  """Saves a Keras model for inference (weights, serving graph, signature)."""
+def _keras_config(model):
+  """The model's Keras config and compile config as JSON, or None for a model whose
+  config cannot be written (a subclassed model without get_config, say)."""
+  import json
+  from tensorlet.keras.saving import serialization_lib
+  try:
+    config = serialization_lib.serialize_keras_object(model)
+    compile_config = model.get_compile_config()
+    return json.dumps({"config": config, "compile_config": compile_config},
+                      default=serialization_lib.json_default)
+  except (TypeError, ValueError, NotImplementedError):
+    return None
+
+
+def save_model(model, filepath, input_signature=None, signatures=None):
+  """Saves a Keras model: weights, serving graph and signature, and its Keras config
+  so `load_model` can rebuild the full model. `signatures` (tf.saved_model.save's
+  argument) replaces the default 'serving_default'; a list of TensorSpecs there is
+  taken as the input signature."""
   from tensorlet.saved_model.save import save
+  if isinstance(signatures, (list, tuple)):
+    input_signature, signatures = signatures, None
   fn = serving_function(model, input_signature)
-  save(model, filepath, signatures={"serving_default": fn}, root_functions={"__call__": fn},
-       extra={"keras": {"class": type(model).__name__, "name": model.name}})
+  serving = fn
+  spec = fn.input_signature[0] if len(fn.input_signature) == 1 else None
+  if isinstance(spec, (list, tuple)):
+    # A signature takes tensors only: several inputs become positional arguments.
+    import inspect
+    from tensorlet.polymorphic_function.polymorphic import function
+
+    def serve(*inputs):
+      return model(list(inputs), training=False)
+    names = [n if n.isidentifier() else f"input_{i}"
+             for i, n in enumerate(getattr(model, "input_names", None) or
+                                   [f"input_{i}" for i in range(len(spec))])]
+    serve.__signature__ = inspect.Signature(
+        [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names])
+    serving = function(serve, input_signature=list(spec))
+  keras = {"class": type(model).__name__, "name": model.name}
+  config = _keras_config(model)
+  if config is not None:
+    keras["model"] = config
+  save(model, filepath, signatures=signatures or {"serving_default": serving},
+       root_functions={"__call__": fn}, extra={"keras": keras})
 
 
 class LoadedModel(RestoredObject):
@@ -58,11 +96,43 @@ class LoadedModel(RestoredObject):
     return nest.pack_sequence_as(parts[0], out)
 
 
-def load_model(filepath, custom_objects=None, compile=True, options=None):  # noqa: A002
-  """Loads a model written by `save_model` (for inference; it cannot be trained with fit)."""
+def load_model(filepath, custom_objects=None, compile=True, options=None,  # noqa: A002
+               safe_mode=True):
+  """Loads a model written by `save_model`: the full Keras model (same class, weights,
+  compiled with its optimizer state) when its config names classes this program has
+  (built-in or registered/custom objects); otherwise a LoadedModel for inference."""
   from tensorlet.saved_model.load import load, read_manifest
   manifest = read_manifest(str(filepath))
   if "keras" not in manifest:
     raise ValueError(f"{filepath} holds a SavedModel that was not saved from a Keras model; "
                      f"load it with tf.saved_model.load.")
+  model = _revive(filepath, manifest["keras"].get("model"), custom_objects, compile,
+                  safe_mode)
+  if model is not None:
+    return model
   return load(filepath, root_class=LoadedModel)
+
+
+def _revive(filepath, text, custom_objects, compile, safe_mode):  # noqa: A002
+  import json
+  import os
+  from tensorlet.keras.saving import saving_api, serialization_lib
+  from tensorlet.saved_model import layout
+  from tensorlet.train.checkpoint import Checkpoint
+  if not text:
+    return None
+  data = json.loads(text)
+  try:
+    model = serialization_lib.deserialize_keras_object(data["config"], custom_objects,
+                                                       safe_mode=safe_mode)
+  except (ValueError, TypeError, NotImplementedError) as e:
+    if "Lambda" in str(e) and "safe_mode" in str(e):
+      raise
+    return None
+  if compile and data.get("compile_config"):
+    saving_api.try_compile(model, data["compile_config"], custom_objects)
+    opt = getattr(model, "optimizer", None)
+    if opt is not None:
+      opt.build(model.trainable_variables)
+  Checkpoint(root=model).read(layout.variables_prefix(os.fsdecode(filepath))).expect_partial()
+  return model

@@ -149,6 +149,12 @@ def save(obj, export_dir, signatures=None, options=None, **collect_args):
   if os.path.exists(export_dir) and not os.path.isdir(export_dir):
     raise errors.FailedPreconditionError(None, None, f"tf.saved_model.save: {export_dir} is "
                                          f"not a directory")
+  if not collect_args and _is_keras_model(obj):
+    # As TF: a Keras model is saved callable, with a 'serving_default' signature
+    # traced from its inputs (and can be loaded back as the Keras model).
+    from tensorlet.saved_model import keras_io
+    keras_io.save_model(obj, export_dir, signatures=signatures)
+    return
   manifest, graphs, nodes, tensors, constants = collect(obj, signatures, **collect_args)
   _atomic.remove_temporaries(export_dir)
   # NOTE: the new version is built whole beside the old one and exchanged with
@@ -182,3 +188,9 @@ def _keep_foreign_entries(export_dir, staged):
       shutil.copytree(src, dst, symlinks=True)
     else:
       shutil.copy2(src, dst, follow_symlinks=False)
+
+
+def _is_keras_model(obj):
+  import sys
+  training = sys.modules.get("tensorlet.keras.engine.training")
+  return training is not None and isinstance(obj, training.Model)

@@ -196,12 +196,17 @@ def test_load_weights_into_unbuilt_subclassed_model_restores_on_build(tmp_path):
   np.testing.assert_array_equal(m2(x).numpy(), m1(x).numpy())
 
 
-def test_h5_weights_are_refused(tmp_path):
+def test_h5_paths_without_h5py_name_the_extra(tmp_path, monkeypatch):
+  import sys
   m = tf.keras.Sequential([L.Dense(1, input_shape=(2,))])
-  with pytest.raises(ImportError, match="h5py"):
-    m.save_weights(str(tmp_path / "w.h5"))
-  with pytest.raises(ImportError, match="h5py"):
-    m.load_weights(str(tmp_path / "w.weights.h5"))
+  monkeypatch.setitem(sys.modules, "h5py", None)  # as if h5py were not installed
+  for call in (lambda: m.save_weights(str(tmp_path / "w.h5")),
+               lambda: m.save_weights(str(tmp_path / "w.weights.h5")),
+               lambda: m.save(str(tmp_path / "m.keras")),
+               lambda: m.save(str(tmp_path / "m.h5"))):
+    with pytest.raises(ImportError, match=r"tensorlet\[h5\]"):
+      call()
+  assert not list(tmp_path.iterdir())
 
 
 def test_set_and_get_weights_validate():

@@ -1,4 +1,18 @@
-"""tf.keras.datasets: loaders for standard data sets kept in Keras' cache."""
-from tensorlet.keras.datasets import mnist
+"""tf.keras.datasets: loaders for the standard data sets kept in Keras' cache
+(`~/.keras/datasets`, or `$KERAS_HOME/datasets`), downloaded there when missing."""
+import importlib as _importlib
 
-__all__ = ["mnist"]
+__all__ = ["mnist", "fashion_mnist", "cifar10", "cifar100", "imdb", "reuters",
+           "boston_housing"]
+
+
+def __getattr__(name):
+  if name not in __all__:
+    raise AttributeError(f"module 'tensorlet.keras.datasets' has no attribute '{name}'")
+  module = _importlib.import_module(f"tensorlet.keras.datasets.{name}")
+  globals()[name] = module
+  return module
+
+
+def __dir__():
+  return sorted(set(globals()) | set(__all__))

@@ -3,7 +3,7 @@ import zipfile
 
 import numpy as np
 
-from tensorlet.keras.datasets._download import get_file
+from tensorlet.keras.datasets._download import dataset_file
 
 __all__ = ["load_data"]
 
@@ -12,14 +12,15 @@ SHA256 = "731c5ac602752760c8e48fbffcf8c3b850d9dc2a2aedcf2cc48468fc17b673d1"
 _KEYS = ("x_train", "y_train", "x_test", "y_test")
 
 
-def load_data(path="mnist.npz"):
+def load_data(path="mnist.npz", cache_dir=None):
   """((x_train, y_train), (x_test, y_test)) as uint8 NumPy arrays, read from
-  `~/.keras/datasets/<path>` (downloaded there first if missing).
+  `~/.keras/datasets/<path>` (downloaded there first if missing or not the
+  published file).
 
   Raises:
     ValueError: the file is not an .npz holding x_train, y_train, x_test and y_test.
   """
-  fpath = get_file(path, origin=ORIGIN, file_hash=SHA256)
+  fpath = dataset_file(path, ORIGIN, file_hash=SHA256, cache_dir=cache_dir)
   if not zipfile.is_zipfile(fpath):
     raise ValueError(f"{fpath} is not an .npz file (a zip archive of .npy arrays).")
   try:

@@ -571,8 +571,10 @@ class Layer(Module):
   def _maybe_build(self, inputs):
     if self.built:
       return
+    shapes = nest.map_structure(lambda t: getattr(t, "shape", None), inputs)
+    # Kept for the `.keras` format's build_config (what a loader builds with).
+    self._tl_build_input_shape = shapes
     if not _is_default(type(self).build) or "build" in self.__dict__:
-      shapes = nest.map_structure(lambda t: getattr(t, "shape", None), inputs)
       self.build(shapes)
     self.built = True
     if self._tl_initial_weights is not None:

@@ -48,6 +48,42 @@ def _conform(value, dtype):
   return value
 
 
+def _layers_by_depth(inputs, outputs):
+  """The model's layers in Keras' order (`model.layers`, and so the order of weights
+  in saved files): deepest first (inputs), ties by first visit of a depth-first walk
+  from the outputs."""
+  index, order, done = {}, [], set()
+
+  def visit(t):
+    layer = t._keras_history[0]
+    node = t.node
+    if id(node) in done:
+      return
+    index.setdefault(id(layer), (len(index), layer))
+    if not isinstance(layer, InputLayer):
+      for parent in node.keras_inputs:
+        visit(parent)
+    done.add(id(node))
+    order.append(node)
+  for t in outputs:
+    visit(t)
+  node_depth, layer_depth = {}, {}
+  for node in reversed(order):
+    depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
+    layer_depth[id(node.layer)] = depth
+    node_depth[id(node)] = depth
+    for parent in node.keras_inputs:
+      key = id(parent.node)
+      node_depth[key] = max(depth + 1, node_depth.get(key, 0))
+  for t in inputs:
+    layer = t._keras_history[0]
+    if id(layer) not in layer_depth:
+      layer_depth[id(layer)] = 0
+      index[id(layer)] = (-1, layer)
+  ranked = sorted(index.values(), key=lambda e: (-layer_depth[id(e[1])], e[0]))
+  return [layer for _, layer in ranked]
+
+
 class Functional(Model):
   """A model defined by KerasTensors: `Model(inputs=..., outputs=...)`."""
 
@@ -71,11 +107,7 @@ class Functional(Model):
     self._tl_inputs = flat_in
     self._tl_outputs = flat_out
     self._tl_nodes = _nodes_between(flat_in, flat_out)
-    layers = [t._keras_history[0] for t in flat_in]
-    for node in self._tl_nodes:
-      if all(node.layer is not seen for seen in layers):
-        layers.append(node.layer)
-    self._tl_layers = layers
+    self._tl_layers = _layers_by_depth(flat_in, flat_out)
     self.inputs = list(flat_in)
     self.outputs = list(flat_out)
     self.output_names = [t._keras_history[0].name for t in flat_out]
@@ -130,6 +162,5 @@ class Functional(Model):
                                  [values[id(t)] for t in self._tl_outputs])
 
   def get_config(self):
-    return {"name": self.name, "layers": [{"class_name": type(layer).__name__,
-                                           "config": layer.get_config()}
-                                          for layer in self.layers]}
+    from tensorlet.keras.saving import model_config
+    return model_config.functional_config(self)

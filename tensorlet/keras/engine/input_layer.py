@@ -11,7 +11,9 @@ class InputLayer(Layer):
   """A layer without weights whose output is the model's input KerasTensor."""
 
   def __init__(self, input_shape=None, batch_size=None, dtype=None, name=None,
-               batch_input_shape=None, **kwargs):
+               batch_input_shape=None, sparse=None, ragged=None, optional=False, **kwargs):
+    if sparse or ragged:
+      raise ValueError("InputLayer supports dense inputs only (no sparse or ragged inputs).")
     if name is None:
       name = backend.unique_object_name("input", zero_based=False)
     if batch_input_shape is None:

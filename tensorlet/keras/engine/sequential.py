@@ -88,6 +88,7 @@ class Sequential(Model):
         raise ValueError("You must provide an `input_shape` argument.")
       return
     dims = TensorShape(input_shape).as_list()
+    self._tl_build_input_shape = TensorShape(dims)
     if self._tl_input is None:
       first = self._tl_layers[0] if self._tl_layers else None
       self._tl_input = Input(batch_shape=tuple(dims), dtype=first and first.dtype,
@@ -130,6 +131,10 @@ class Sequential(Model):
     return inputs
 
   def get_config(self):
-    return {"name": self.name, "layers": [{"class_name": type(layer).__name__,
-                                           "config": layer.get_config()}
-                                          for layer in self._tl_layers]}
+    from tensorlet.keras.saving import model_config
+    return model_config.sequential_config(self)
+
+  @classmethod
+  def from_config(cls, config, custom_objects=None):
+    from tensorlet.keras.saving import model_config
+    return model_config.sequential_from_config(cls, config, custom_objects)

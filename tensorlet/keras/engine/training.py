@@ -5,7 +5,6 @@ relaxed, so a smaller last batch traces once more and then never) unless the
 model was compiled with `run_eagerly=True`. Loops talk to callbacks only
 through a `CallbackList`, which adds History and the progress bar.
 """
-import os
 
 import numpy as np
 
@@ -75,6 +74,11 @@ class Model(Layer):
       raise TypeError(f"Invalid keyword argument(s) in `compile()`: ({k!r},). Valid keyword "
                       f"arguments include \"cloning\", \"experimental_run_tf_function\", "
                       f"\"distribute\", \"target_tensors\", or \"sample_weight_mode\".")
+    self._tl_compile_args = {"optimizer": optimizer, "loss": loss, "metrics": metrics,
+                             "loss_weights": loss_weights, "weighted_metrics": weighted_metrics,
+                             "run_eagerly": run_eagerly,
+                             "steps_per_execution": steps_per_execution,
+                             "jit_compile": jit_compile}
     self.optimizer = optimizers.get(optimizer)
     if self._tl_policy.name == "mixed_float16":
       # As Keras 2: float16 gradients need loss scaling to train as float32 does.
@@ -367,28 +371,25 @@ class Model(Layer):
 
   # ------------------------------------------------------------------ weights
   def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None,
-           signatures=None, options=None, save_traces=True):
-    """Saves the whole model as a SavedModel directory (loads for inference without the
-    model's Python code: `tf.keras.models.load_model`)."""
-    from tensorlet.keras.models import save_model
-    save_model(self, filepath, overwrite, include_optimizer, save_format, signatures, options,
-               save_traces)
+           signatures=None, options=None, save_traces=True, **kwargs):
+    """Saves the whole model: a `.keras` zip, a legacy `.h5` file, or (any other path)
+    a SavedModel directory; `tf.keras.models.load_model` reads each back."""
+    from tensorlet.keras.saving import saving_api
+    saving_api.save_model(self, filepath, overwrite, include_optimizer, save_format,
+                          signatures, options, save_traces, **kwargs)
 
   def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
-    """Writes the weights (and the optimizer's) as a TF-style object-graph checkpoint."""
-    from tensorlet.train import checkpoint_management
-    from tensorlet.train.checkpoint import Checkpoint
-    path = _weights_path(filepath, save_format)
-    Checkpoint(root=self).write(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    checkpoint_management.update_checkpoint_state(directory, path, [path])
+    """Writes the weights: `.weights.h5` (Keras' `.keras` layout), `.h5` (Keras 2's HDF5
+    layout) or else a TF-style object-graph checkpoint (with the optimizer)."""
+    from tensorlet.keras.saving import saving_api
+    saving_api.save_weights(self, filepath, overwrite, save_format, options)
 
   def load_weights(self, filepath, skip_mismatch=False, by_name=False, options=None):
-    """Restores weights written by `save_weights`; returns the load status (weights of
-    layers not built yet are restored when they are created)."""
-    from tensorlet.train.checkpoint import Checkpoint
-    path = _weights_path(filepath, None)
-    return Checkpoint(root=self).read(path)
+    """Restores weights written by `save_weights` (or by Keras 2) in any of its formats;
+    for a checkpoint returns the load status (weights of layers not built yet are
+    restored when they are created)."""
+    from tensorlet.keras.saving import saving_api
+    return saving_api.load_weights(self, filepath, skip_mismatch, by_name, options)
 
   # ------------------------------------------------------------------ summary
   def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
@@ -416,6 +417,25 @@ class Model(Layer):
 
   def get_config(self):
     return {"name": self.name, "trainable": self.trainable}
+
+  @classmethod
+  def from_config(cls, config, custom_objects=None):
+    from tensorlet.keras.saving import model_config
+    return model_config.model_from_config(cls, config, custom_objects)
+
+  def to_json(self, **kwargs):
+    """The model's config as JSON (`tf.keras.models.model_from_json` reads it back)."""
+    from tensorlet.keras.saving import saving_api
+    return saving_api.model_to_json(self, **kwargs)
+
+  def get_compile_config(self):
+    """The arguments `compile` was given, serialized (None if not compiled)."""
+    from tensorlet.keras.saving import saving_api
+    return saving_api.compile_config(self)
+
+  def compile_from_config(self, config):
+    from tensorlet.keras.saving import saving_api
+    saving_api.compile_from_config(self, config)
 
 
 def _in_order(logs, names):
@@ -460,12 +480,3 @@ class _BatchFunction:
           if isinstance(t, Tensor) and t.shape.rank else t, batch))
       self._traced = True
     return self._fn(batch)
-
-
-def _weights_path(filepath, save_format):
-  path = os.fspath(filepath)
-  if save_format == "h5" or path.endswith((".h5", ".hdf5", ".keras")):
-    raise ImportError("`save_weights`/`load_weights` in HDF5 format requires h5py, which "
-                      "tensorlet does not use. Use a path without the '.h5' suffix to save "
-                      "in the TensorFlow checkpoint format.")
-  return path

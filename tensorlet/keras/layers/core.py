@@ -213,6 +213,9 @@ class Reshape(Layer):
   def call(self, inputs):
     batch = inputs.shape[0] if inputs.ndim else None
     if batch is None:
+      if -1 not in self.target_shape:
+        # A constant shape keeps the static shape (None, *target_shape) known.
+        return _a.reshape(inputs, (-1,) + self.target_shape)
       batch = _a.shape(inputs)[0]
       return _a.reshape(inputs, _a.stack([batch] + list(self.target_shape)))
     return _a.reshape(inputs, (batch,) + self.target_shape)

@@ -1,20 +1,53 @@
-"""tf.keras.utils: the progress bar, `to_categorical` and layer helpers."""
+"""tf.keras.utils: files and data helpers, the progress bar, object registration."""
+import importlib as _importlib
+
 import numpy as np
 
-__all__ = ["Progbar", "to_categorical", "set_random_seed", "plot_model", "model_to_dot"]
+__all__ = ["Progbar", "to_categorical", "normalize", "set_random_seed", "get_file",
+           "Sequence", "pad_sequences", "image_dataset_from_directory",
+           "text_dataset_from_directory", "timeseries_dataset_from_array", "array_to_img",
+           "img_to_array", "load_img", "save_img", "register_keras_serializable",
+           "custom_object_scope", "CustomObjectScope", "get_custom_objects",
+           "get_registered_name", "get_registered_object", "serialize_keras_object",
+           "deserialize_keras_object", "plot_model", "model_to_dot"]
+
+# Loaded on first access (keeps `import tensorlet` fast).
+_LAZY = {
+    "Progbar": "tensorlet.keras.utils.progbar",
+    "get_file": "tensorlet.keras.utils.data_utils",
+    "Sequence": "tensorlet.keras.utils.data_utils",
+    "pad_sequences": "tensorlet.keras.utils.sequence_utils",
+    "image_dataset_from_directory": "tensorlet.keras.utils.image_dataset",
+    "text_dataset_from_directory": "tensorlet.keras.utils.text_dataset",
+    "timeseries_dataset_from_array": "tensorlet.keras.utils.timeseries_dataset",
+    "array_to_img": "tensorlet.keras.utils.image_utils",
+    "img_to_array": "tensorlet.keras.utils.image_utils",
+    "load_img": "tensorlet.keras.utils.image_utils",
+    "save_img": "tensorlet.keras.utils.image_utils",
+    "register_keras_serializable": "tensorlet.keras.saving.object_registration",
+    "custom_object_scope": "tensorlet.keras.saving.object_registration",
+    "CustomObjectScope": "tensorlet.keras.saving.object_registration",
+    "get_custom_objects": "tensorlet.keras.saving.object_registration",
+    "get_registered_name": "tensorlet.keras.saving.object_registration",
+    "get_registered_object": "tensorlet.keras.saving.object_registration",
+    "serialize_keras_object": "tensorlet.keras.saving.serialization_lib",
+    "deserialize_keras_object": "tensorlet.keras.saving.serialization_lib",
+    "plot_model": "tensorlet.keras.utils.vis_utils",
+    "model_to_dot": "tensorlet.keras.utils.vis_utils",
+}
 
 
 def __getattr__(name):
-  if name == "Progbar":
-    from tensorlet.keras.utils.progbar import Progbar
-    return Progbar
-  if name in ("plot_model", "model_to_dot"):
-    from tensorlet.keras.utils import vis_utils
-    return getattr(vis_utils, name)
-  if name == "Sequence":
-    from tensorlet.keras.utils.data_utils import Sequence
-    return Sequence
-  raise AttributeError(f"module 'tensorlet.keras.utils' has no attribute '{name}'")
+  module = _LAZY.get(name)
+  if module is None:
+    raise AttributeError(f"module 'tensorlet.keras.utils' has no attribute '{name}'")
+  value = getattr(_importlib.import_module(module), name)
+  globals()[name] = value
+  return value
+
+
+def __dir__():
+  return sorted(set(globals()) | set(_LAZY))
 
 
 def to_categorical(y, num_classes=None, dtype="float32"):
@@ -30,10 +63,21 @@ def to_categorical(y, num_classes=None, dtype="float32"):
   return out.reshape(shape + (num_classes,))
 
 
+def normalize(x, axis=-1, order=2):
+  """`x` divided by its `order`-norm along `axis` (zero norms leave zeros)."""
+  x = np.asarray(x)
+  norm = np.atleast_1d(np.linalg.norm(x, order, axis))
+  norm[norm == 0] = 1
+  return x / np.expand_dims(norm, axis)
+
+
 def set_random_seed(seed):
   """Seeds Python's, NumPy's and tensorlet's global generators."""
   import random
   from tensorlet import random as tl_random
+  if not isinstance(seed, int) or isinstance(seed, bool):
+    raise ValueError(f"Expected `seed` argument to be an integer. Received: seed={seed} (of "
+                     f"type {type(seed)})")
   random.seed(seed)
   np.random.seed(seed)
   tl_random.set_seed(seed)

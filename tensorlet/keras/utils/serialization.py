@@ -13,10 +13,16 @@ def deserialize_object(config, custom_objects, classes, functions, what):
   """An instance from a `serialize_object` dict or a name. `classes` map names to
   classes or factories (called); `functions` to functions (returned as they are);
   `what` names the kind in errors. Extra keys of newer Keras dicts are ignored."""
-  custom = custom_objects or {}
+  from tensorlet.keras.saving.object_registration import lookup_table
+  custom = lookup_table(custom_objects)
   if isinstance(config, dict):
     name = config.get("class_name")
-    cls = custom.get(name) or classes.get(name)
+    registered = config.get("registered_name")
+    cls = (isinstance(registered, str) and custom.get(registered)) or custom.get(name) or \
+        classes.get(name)
+    if cls is None and isinstance(name, str) and name.startswith("Custom>"):
+      # NOTE: Keras 2 registers its own optimizers as "Custom>Adam" and writes that name.
+      cls = classes.get(name[len("Custom>"):])
     if cls is None:
       raise _unknown(what, name)
     cfg = config.get("config", {})
