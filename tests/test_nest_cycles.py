@@ -33,3 +33,8 @@ def test_shared_but_acyclic_substructures_still_flatten():
 def test_ops_given_a_self_referencing_list_raise_value_error(fn):
   with pytest.raises(ValueError):
     fn(_selfref_list())
+
+
+def test_tf_function_given_a_self_referencing_argument_raises_value_error():
+  with pytest.raises(ValueError, match="contains itself"):
+    tf.function(lambda x: x)(_selfref_list())

@@ -129,7 +129,11 @@ class FunctionType:
 
   def type_of(self, values):
     """The trace types of bound values."""
-    return tuple(trace_type.from_value(v) for v in values)
+    try:
+      return tuple(trace_type.from_value(v) for v in values)
+    except RecursionError:
+      raise ValueError("tf.function: an argument contains itself (a self-referencing list or "
+                       "dict) or is nested too deeply to be traced") from None
 
   def to_tensors(self, values):
     """The flat tensors of values already known to fit the types (the cache chose them)."""

@@ -122,7 +122,7 @@ class Function:
     if self._input_signature is not None:
       cf, values = self._signature_concrete(values)
     else:
-      types = tuple([trace_type.from_value(v) for v in values])
+      types = self._function_type.type_of(values)
       cf = self._cache.lookup(types)
       if cf is None:
         cf = self._trace_new(types, values)
