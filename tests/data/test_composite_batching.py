@@ -219,3 +219,27 @@ def test_bucket_by_sequence_length_of_ragged_says_not_implemented():
   with pytest.raises(NotImplementedError, match="bucket_by_sequence_length"):
     ds.bucket_by_sequence_length(lambda x: tf.constant(1, tf.int32), [2], [1, 1],
                                  no_padding=True)
+
+
+def test_datasets_built_inside_tf_function_from_composite_arguments():
+  @tf.function
+  def totals(rt, st):
+    a = tf.data.Dataset.from_tensor_slices(rt).batch(2).reduce(
+        tf.constant(0, tf.int32), lambda s, x: s + tf.reduce_sum(x.flat_values))
+    b = tf.data.Dataset.from_tensor_slices(st).batch(2).unbatch().reduce(
+        tf.constant(0., tf.float32), lambda s, x: s + tf.reduce_sum(x.values))
+    c = tf.data.Dataset.from_tensors(st).unbatch().reduce(
+        tf.constant(0, tf.int64), lambda s, x: s + 1)
+    return a, b, c
+
+  a, b, c = totals(_rt(), _st())
+  assert (int(a), float(b), int(c)) == (21, 6.0, 3)
+
+
+def test_composite_slices_through_shuffle_repeat_and_map():
+  ds = tf.data.Dataset.from_tensor_slices(_rt()).shuffle(3, seed=7).repeat(2)
+  rows = [tuple(e.numpy().tolist()) for e in ds]
+  assert sorted(rows) == sorted([(1, 2), (3,), (4, 5, 6)] * 2)
+  doubled = tf.data.Dataset.from_tensor_slices(_rt()).batch(2).map(lambda x: x * 2)
+  assert doubled.element_spec == tf.RaggedTensorSpec([None, None], tf.int32, 1, tf.int64)
+  assert [e.to_list() for e in doubled] == [[[2, 4], [6]], [[8, 10, 12]]]
