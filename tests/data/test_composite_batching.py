@@ -243,3 +243,26 @@ def test_composite_slices_through_shuffle_repeat_and_map():
   doubled = tf.data.Dataset.from_tensor_slices(_rt()).batch(2).map(lambda x: x * 2)
   assert doubled.element_spec == tf.RaggedTensorSpec([None, None], tf.int32, 1, tf.int64)
   assert [e.to_list() for e in doubled] == [[[2, 4], [6]], [[8, 10, 12]]]
+
+
+def test_slices_of_composite_and_dense_with_different_sizes_is_value_error():
+  with pytest.raises(ValueError, match="not compatible"):
+    tf.data.Dataset.from_tensor_slices((_rt(), np.arange(2)))
+
+
+def test_ragged_batch_of_ragged_elements_keeps_their_splits_dtype():
+  ds = tf.data.Dataset.from_tensor_slices(_rt3())
+  assert ds.ragged_batch(2, row_splits_dtype=tf.int32).element_spec == \
+      tf.RaggedTensorSpec([None, None, None], tf.int32, 2, tf.int64)
+
+
+def test_iterator_checkpoint_of_ragged_batches(tmp_path):
+  rt = tf.ragged.constant([[1, 2], [3], [4, 5, 6], [7]])
+  ds = tf.data.Dataset.from_tensor_slices(rt).batch(2)
+  it = iter(ds)
+  next(it)
+  path = tf.train.Checkpoint(iterator=it).save(str(tmp_path / "ckpt"))
+  assert next(it).to_list() == [[4, 5, 6], [7]]
+  it2 = iter(ds)
+  tf.train.Checkpoint(iterator=it2).restore(path)
+  assert next(it2).to_list() == [[4, 5, 6], [7]]
