@@ -296,6 +296,13 @@ class DatasetV2:
     from tensorlet.data.transformations import _PaddedBatchDataset
     return _PaddedBatchDataset(self, batch_size, padded_shapes, padding_values, drop_remainder)
 
+  def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=_dt.int64,
+                   name=None):
+    """Batches elements of differing shapes into RaggedTensors (elements whose shape
+    is fully known batch densely; sparse and ragged elements batch as `batch` does)."""
+    from tensorlet.data.transformations import _RaggedBatchDataset
+    return _RaggedBatchDataset(self, batch_size, drop_remainder, row_splits_dtype)
+
   def unbatch(self, name=None):
     """Splits each element along its first dimension."""
     from tensorlet.data.transformations import _UnbatchDataset

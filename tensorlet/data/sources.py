@@ -30,16 +30,37 @@ class _TensorSliceDataset(DatasetV2):
     flat = structure.flatten(element)
     if not flat:
       raise ValueError("Invalid `element`. `element` should not be empty.")
-    specs = [structure.unbatch_spec(structure.spec_of(t)) for t in flat]
+    in_specs = [structure.spec_of(t) for t in flat]
+    specs = [structure.unbatch_spec(s) for s in in_specs]
     first = None
-    for t in flat:
-      d = t.shape[0] if t.shape.rank else None
+    for s in in_specs:
+      d = s.shape[0] if s.shape.rank else None
       if first is not None and d is not None and d != first:
         raise ValueError(f"Dimensions {first} and {d} are not compatible")
       first = d if first is None else first
-    self._setup([], flat, structure.pack(element, specs))
+    # NOTE: composite slots travel as their component tensors; None keeps dense slicing as is
+    self._in_specs = in_specs if structure.has_components(in_specs) else None
+    params = flat if self._in_specs is None else structure.to_components(in_specs, flat)
+    self._setup([], params, structure.pack(element, specs))
 
   def _validate(self):
+    if self._in_specs is not None:
+      from tensorlet.data.transformations import _unstackers
+      slots = structure.group_slots(self._in_specs, self._values)
+      try:
+        rows = [f(v) for f, v in zip(_unstackers(self._in_specs, "TensorSliceDataset"),
+                                      slots)]
+      except InvalidArgumentError:
+        rows = [None]
+      if any(r is None for r in rows):
+        raise InvalidArgumentError(None, None, "Unbatching a tensor is only supported for "
+                                   "rank >= 1 [Op:TensorSliceDataset]")
+      sizes = [len(r) for r in rows]
+      if any(n != sizes[0] for n in sizes):
+        raise InvalidArgumentError(None, None, f"All components must have the same size in "
+                                   f"the 0th dimension, got {sizes} [Op:TensorSliceDataset]")
+      self._rows, self._n = rows, sizes[0]
+      return
     sizes = [np.shape(v)[0] if np.ndim(v) else None for v in self._values]
     if any(s is None for s in sizes):
       raise InvalidArgumentError(None, None, "Unbatching a tensor is only supported for "
@@ -50,6 +71,9 @@ class _TensorSliceDataset(DatasetV2):
     self._n = sizes[0]
 
   def _flat_iter(self):
+    if self._in_specs is not None:
+      yield from (list(r) for r in zip(*self._rows))
+      return
     vals = self._values
     getters = [_slicer(s.dtype) for s in structure.flatten(self._element_spec)]
     pairs = list(zip(getters, vals))
@@ -57,6 +81,8 @@ class _TensorSliceDataset(DatasetV2):
       yield [g(v, i) for g, v in pairs]
 
   def _index_iter(self):
+    if self._in_specs is not None:
+      return None
     return self._values, iter(range(self._n))
 
   def _cardinality(self):
@@ -69,9 +95,15 @@ class _TensorDataset(DatasetV2):
   def __init__(self, element):
     element = structure.normalize(element, "from_tensors")
     flat = structure.flatten(element)
-    self._setup([], flat, structure.pack(element, [structure.spec_of(t) for t in flat]))
+    specs = [structure.spec_of(t) for t in flat]
+    self._slot_specs = specs if structure.has_components(specs) else None
+    params = flat if self._slot_specs is None else structure.to_components(specs, flat)
+    self._setup([], params, structure.pack(element, specs))
 
   def _flat_iter(self):
+    if self._slot_specs is not None:
+      yield structure.group_slots(self._slot_specs, self._values)
+      return
     yield list(self._values)
 
   def _cardinality(self):

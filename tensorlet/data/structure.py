@@ -60,10 +60,16 @@ def spec_of(t):
 
 
 def batch_spec(spec, batch_size):
+  if is_composite_spec(spec):
+    from tensorlet.data import composite_batching
+    return composite_batching.batch_spec(spec, batch_size)
   return TensorSpec(TensorShape([batch_size]).concatenate(spec.shape), spec.dtype)
 
 
 def unbatch_spec(spec, what="Unbatching"):
+  if is_composite_spec(spec):
+    from tensorlet.data import composite_batching
+    return composite_batching.unbatch_spec(spec, what)
   if spec.shape.rank == 0:
     raise ValueError(f"{what} a tensor is only supported for rank >= 1")
   return TensorSpec(spec.shape[1:], spec.dtype)
@@ -188,11 +194,13 @@ def group_slots(flat_specs, components):
   return out
 
 
-def check_batchable(flat_specs, what):
+def check_dense(flat_specs, what):
+  """TF's TypeError for transformations (padded_batch) that take only tensor elements."""
   for s in flat_specs:
     if is_composite_spec(s):
-      raise NotImplementedError(f"{what} of {type(s).__name__} elements is not implemented "
-                                f"in tensorlet's tf.data yet.")
+      raise TypeError(f"`{what}` is only supported for datasets that produce tensor elements "
+                      f"but type spec of elements in the input dataset is not a subclass of "
+                      f"TensorSpec: `{s!r}`.")
 
 
 def to_eager(value, dtype):

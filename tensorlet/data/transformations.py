@@ -269,12 +269,27 @@ class _BatchDataset(DatasetV2):
   def __init__(self, input_ds, batch_size, drop_remainder, num_parallel_calls=None):
     if num_parallel_calls is not None:
       self._repr_name = "_ParallelBatchDataset"
-    structure.check_batchable(structure.flatten(input_ds.element_spec), "Batching")
     bs = _int64(batch_size, "batch_size")
     drop = _bool(drop_remainder, "drop_remainder")
     dim = _batch_dim(bs, drop)
-    spec = nest.map_structure(lambda s: structure.batch_spec(s, dim), input_ds.element_spec)
+    in_spec = input_ds.element_spec
+    flat = structure.flatten(in_spec)
+    spec = structure.pack(in_spec, [self._slot_spec(s, dim) for s in flat])
+    # NOTE: None keeps the all-dense path free of per-slot dispatch.
+    self._stackers = [self._slot_stacker(s, k) for k, s in enumerate(flat)] \
+        if structure.has_components(flat) or self._always_per_slot else None
     self._setup([input_ds], [bs, drop], spec)
+
+  _always_per_slot = False
+
+  def _slot_spec(self, s, dim):
+    return structure.batch_spec(s, dim)
+
+  def _slot_stacker(self, s, k):
+    if structure.is_composite_spec(s):
+      from tensorlet.data import composite_batching
+      return composite_batching.stacker(s, k, self._op_name)
+    return lambda rows: _stack(rows, k, self._op_name)
 
   def _validate(self):
     if int(self._values[0]) <= 0:
@@ -282,6 +297,11 @@ class _BatchDataset(DatasetV2):
 
   def _flat_iter(self):
     bs, drop = int(self._values[0]), bool(self._values[1])
+    if self._stackers is not None:
+      stackers = self._stackers
+      for rows in _chunks(self._inputs[0]._flat_iter(), bs, drop):
+        yield [f([r[k] for r in rows]) for k, f in enumerate(stackers)]
+      return
     rows_of = self._inputs[0]._index_iter()
     if rows_of is not None:
       arrays, it = rows_of
@@ -295,6 +315,25 @@ class _BatchDataset(DatasetV2):
   def _cardinality(self):
     return _batched_cardinality(self._inputs[0]._cardinality(), int(self._values[0]),
                                 bool(self._values[1]))
+
+
+class _RaggedBatchDataset(_BatchDataset):
+  """Dataset.ragged_batch: dense elements with unknown dimensions batch into RaggedTensors."""
+  _repr_name = "_RaggedBatchDataset"
+  _always_per_slot = True
+
+  def __init__(self, input_ds, batch_size, drop_remainder, row_splits_dtype):
+    from tensorlet.ragged.ragged_tensor import _splits_dtype
+    self._splits_dtype = _splits_dtype(row_splits_dtype)
+    super().__init__(input_ds, batch_size, drop_remainder)
+
+  def _slot_spec(self, s, dim):
+    from tensorlet.data import composite_batching
+    return composite_batching.ragged_batch_spec(s, dim, self._splits_dtype)
+
+  def _slot_stacker(self, s, k):
+    from tensorlet.data import composite_batching
+    return composite_batching.ragged_stacker(s, k, self._op_name, self._splits_dtype, _stack)
 
 
 def _padded_compatible(padded, shape):
@@ -343,7 +382,7 @@ class _PaddedBatchDataset(DatasetV2):
   def __init__(self, input_ds, batch_size, padded_shapes, padding_values, drop_remainder):
     spec = input_ds.element_spec
     flat_specs = structure.flatten(spec)
-    structure.check_batchable(flat_specs, "padded_batch")
+    structure.check_dense(flat_specs, "padded_batch")
     shapes, pads = padding_config(spec, padded_shapes, padding_values)
     self._shapes = shapes
     self._pads = pads
@@ -442,10 +481,10 @@ class _UnbatchDataset(DatasetV2):
   def __init__(self, input_ds):
     spec = input_ds.element_spec
     flat = structure.flatten(spec)
-    structure.check_batchable(flat, "Unbatching")
     for s in flat:
       if s.shape.rank == 0:
         raise ValueError("Unbatching a dataset is only supported for rank >= 1")
+    self._unstackers = _unstackers(flat, "UnbatchDataset")
     dims = {s.shape[0] for s in flat if s.shape.rank}
     self._static_batch = dims.pop() if len(dims) == 1 and None not in dims and \
         all(s.shape.rank for s in flat) else None
@@ -453,6 +492,10 @@ class _UnbatchDataset(DatasetV2):
                                                       for s in flat]))
 
   def _flat_iter(self):
+    if self._unstackers is not None:
+      yield from _unstack_slots(self._inputs[0]._flat_iter(), self._unstackers,
+                                "UnbatchDataset")
+      return
     getters = [_slice_getter(s.dtype) for s in structure.flatten(self._element_spec)]
     for e in self._inputs[0]._flat_iter():
       sizes = [np.shape(v)[0] if np.ndim(v) else None for v in e]
@@ -472,6 +515,33 @@ class _UnbatchDataset(DatasetV2):
     if not _known(n):
       return n
     return n * self._static_batch if self._static_batch is not None else _UNK
+
+
+def _unstackers(flat_specs, op_name):
+  """Per-slot functions from a batched slot to its rows, or None if all are dense."""
+  if not structure.has_components(flat_specs):
+    return None
+  from tensorlet.data import composite_batching
+
+  def dense(s):
+    get = _slice_getter(s.dtype)
+    return lambda v: [get(v, i) for i in range(np.shape(v)[0])] if np.ndim(v) else None
+  return [composite_batching.unstacker(s, op_name) if structure.is_composite_spec(s)
+          else dense(s) for s in flat_specs]
+
+
+def _unstack_slots(elements, unstackers, op_name):
+  """The rows of each batched element, slot by slot, as flat elements."""
+  for e in elements:
+    cols = [f(v) for f, v in zip(unstackers, e)]
+    for k, c in enumerate(cols):
+      if c is None:
+        raise _invalid("Input element must have a non-scalar value in each component.", op_name)
+      if len(c) != len(cols[0]):
+        raise _invalid(f"Input element must have the same batch size in each component. "
+                       f"Component 0 had size {len(cols[0])} but component {k} had size "
+                       f"{len(c)}.", op_name)
+    yield from (list(r) for r in zip(*cols))
 
 
 def _slice_getter(dtype):

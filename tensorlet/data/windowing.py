@@ -209,6 +209,9 @@ class _BucketBySequenceLengthDataset(DatasetV2):
     self._drop = bool(drop_remainder)
     spec = input_ds.element_spec
     flat = structure.flatten(spec)
+    if structure.has_components(flat):
+      raise NotImplementedError("bucket_by_sequence_length of SparseTensor/RaggedTensor "
+                                "elements is not implemented in tensorlet's tf.data.")
     if no_padding:
       out = [structure.batch_spec(s, None) for s in flat]
       self._shapes = [s.shape for s in flat]

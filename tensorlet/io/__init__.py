@@ -9,7 +9,7 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.io import gfile  # noqa: F401
 from tensorlet.io.parsing import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: F401
-                                  SparseTensorValue, VarLenFeature, parse_example,
+                                  RaggedFeature, SparseTensorValue, VarLenFeature, parse_example,
                                   parse_sequence_example, parse_single_example,
                                   parse_single_sequence_example)
 from tensorlet.io.tfrecord import (TFRecordCompressionType, TFRecordOptions,  # noqa: F401
@@ -20,7 +20,7 @@ from tensorlet.tensor import Tensor, convert_to_tensor
 __all__ = ["read_file", "write_file", "matching_files", "decode_raw", "decode_csv",
            "encode_base64", "decode_base64", "serialize_tensor", "parse_tensor",
            "TFRecordWriter", "TFRecordOptions", "FixedLenFeature", "VarLenFeature",
-           "FixedLenSequenceFeature", "parse_example", "parse_single_example",
+           "FixedLenSequenceFeature", "RaggedFeature", "parse_example", "parse_single_example",
            "parse_single_sequence_example", "gfile"]
 
 

@@ -2,10 +2,10 @@
 and their feature configs (FixedLenFeature, VarLenFeature,
 FixedLenSequenceFeature).
 
-Sparse results are SparseTensors from tensorlet.sparse when that package is
-present; until then they are `SparseTensorValue(indices, values,
-dense_shape)` namedtuples of tensors (TF's own value form of a sparse tensor),
-made in one place, `_sparse_result`.
+Sparse results are tensorlet.sparse.SparseTensors, made in one place,
+`_sparse_result`. A RaggedFeature is parsed as the variable-length features
+it names (its values and partitions) and assembled into a RaggedTensor from
+those sparse results (`_ragged_result`).
 """
 import collections
 
@@ -16,7 +16,8 @@ from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import parsing_ops
 from tensorlet.tensor import Tensor, convert_to_tensor
 
-__all__ = ["FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "SparseTensorValue",
+__all__ = ["FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "RaggedFeature",
+           "SparseTensorValue",
            "parse_example", "parse_single_example", "parse_single_sequence_example",
            "parse_sequence_example"]
 
@@ -48,11 +49,56 @@ SparseTensorValue = collections.namedtuple("SparseTensorValue",
 
 
 def _sparse_result(indices, values, dense_shape):
-  try:
-    from tensorlet.sparse import SparseTensor
-  except ImportError:
-    return SparseTensorValue(indices, values, dense_shape)
+  from tensorlet.sparse import SparseTensor
   return SparseTensor(indices, values, dense_shape)
+
+
+class RaggedFeature(collections.namedtuple(
+    "RaggedFeature", ["dtype", "value_key", "partitions", "row_splits_dtype", "validate"])):
+  """A feature parsed to a RaggedTensor: the values of `value_key` (default: the
+  feature's own key) split by `partitions` (outermost first), each naming an int64
+  feature of the same Example. In parse_example the batch adds the outer dimension."""
+
+  class RowSplits(collections.namedtuple("RowSplits", ["key"])):
+    pass
+
+  class RowLengths(collections.namedtuple("RowLengths", ["key"])):
+    pass
+
+  class RowStarts(collections.namedtuple("RowStarts", ["key"])):
+    pass
+
+  class RowLimits(collections.namedtuple("RowLimits", ["key"])):
+    pass
+
+  class ValueRowIds(collections.namedtuple("ValueRowIds", ["key"])):
+    pass
+
+  class UniformRowLength(collections.namedtuple("UniformRowLength", ["length"])):
+    pass
+
+  _SUPPORTED = ("RowSplits", "RowLengths", "RowLimits")
+
+  def __new__(cls, dtype, value_key=None, partitions=(), row_splits_dtype=_dt.int32,
+              validate=False):
+    dtype = _dt.as_dtype(dtype)
+    splits = _dt.as_dtype(row_splits_dtype)
+    if splits not in (_dt.int32, _dt.int64):
+      raise ValueError(f"Invalid row_splits_dtype {splits!r}: expected int32 or int64.")
+    if value_key is not None and (not isinstance(value_key, str) or not value_key):
+      raise ValueError(f"Invalid value_key {value_key!r}: expected a non-empty string.")
+    partitions = tuple(partitions)
+    kinds = (cls.RowSplits, cls.RowLengths, cls.RowStarts, cls.RowLimits, cls.ValueRowIds,
+             cls.UniformRowLength)
+    for p in partitions:
+      if not isinstance(p, kinds):
+        raise TypeError(f"Invalid partition {p!r}: expected one of the RaggedFeature "
+                        f"partition types (RowSplits, RowLengths, ...).")
+      if type(p).__name__ not in cls._SUPPORTED:
+        raise NotImplementedError(f"RaggedFeature.{type(p).__name__} partitions are not "
+                                  f"implemented in tensorlet (RowSplits, RowLengths and "
+                                  f"RowLimits are).")
+    return super().__new__(cls, dtype, value_key, partitions, splits, validate)
 
 
 def _dtype(feature, key):
@@ -99,6 +145,22 @@ def _default(feature, key, dtype, shape, seq):
   return convert_to_tensor(np.array(arr), dtype)
 
 
+def _ragged_keys(features):
+  """{key: dtype} of the variable-length features RaggedFeatures read."""
+  out = {}
+  for key, f in features.items():
+    if isinstance(f, RaggedFeature):
+      for k, dtype in [(f.value_key or key, f.dtype)] + [(p.key, _dt.int64)
+                                                          for p in f.partitions]:
+        if out.get(k, dtype) is not dtype:
+          raise ValueError(f"Feature {k} is read by RaggedFeatures with different dtypes")
+        out[k] = dtype
+  clash = set(out) & {k for k, f in features.items() if isinstance(f, VarLenFeature)}
+  if clash:
+    raise ValueError(f"Ragged and sparse keys must not intersect; intersection: {clash}")
+  return out
+
+
 def _split(features, batched):
   if not features:
     raise ValueError("Invalid argument: features cannot be empty.")
@@ -106,6 +168,8 @@ def _split(features, batched):
   dense = []
   for key in sorted(features):
     f = features[key]
+    if isinstance(f, RaggedFeature):
+      continue
     if isinstance(f, VarLenFeature):
       sparse_keys.append(key)
       sparse_types.append(_dtype(f, key))
@@ -122,7 +186,8 @@ def _split(features, batched):
       dense.append((key, dtype, shape, True, _default(f, key, dtype, shape, True)))
     else:
       raise ValueError(f"Unsupported feature type {type(f).__name__} for key {key}; expected "
-                       f"FixedLenFeature, VarLenFeature or FixedLenSequenceFeature.")
+                       f"FixedLenFeature, VarLenFeature, FixedLenSequenceFeature or "
+                       f"RaggedFeature.")
   return sparse_keys, sparse_types, dense
 
 
@@ -140,6 +205,10 @@ def _serialized(serialized, rank):
 
 def _parse(serialized, features, batched):
   sparse_keys, sparse_types, dense = _split(features, batched)
+  ragged = _ragged_keys(features)
+  for k in sorted(ragged):
+    sparse_keys.append(k)
+    sparse_types.append(_dtype(RaggedFeature(ragged[k]), k))
   serialized = _serialized(serialized, 1 if batched else 0)
   outs = parsing_ops.ParseExampleV2(
       serialized, *[d[4] for d in dense], sparse_keys=tuple(sparse_keys),
@@ -153,7 +222,50 @@ def _parse(serialized, features, batched):
     result[key] = _sparse_result(outs[i], outs[n + i], outs[2 * n + i])
   for j, d in enumerate(dense):
     result[d[0]] = outs[3 * n + j]
+  parts = {k: result.pop(k) for k in ragged}
+  for key, f in features.items():
+    if isinstance(f, RaggedFeature):
+      result[key] = _ragged_result(f, key, parts, batched)
   return {k: result[k] for k in features}
+
+
+def _partition_lengths(p, sp, example_ids):
+  """Row lengths (int64) of partition `p` from its sparse result, and the example
+  each row belongs to; examples are concatenated, so splits/limits restart at 0."""
+  import tensorlet as tf
+  v = sp.values
+  if isinstance(p, RaggedFeature.RowLengths):
+    return v, example_ids
+  same = tf.equal(example_ids[1:], example_ids[:-1])
+  if isinstance(p, RaggedFeature.RowSplits):
+    diffs = v[1:] - v[:-1]
+    return tf.boolean_mask(diffs, same), tf.boolean_mask(example_ids[1:], same)
+  # RowLimits: each example's first row starts at 0
+  prev = tf.concat([tf.zeros([1], tf.int64), tf.where(same, v[:-1], tf.zeros_like(v[:-1]))], 0)
+  return v - prev[:tf.shape(v)[0]], example_ids
+
+
+def _ragged_result(f, key, parts, batched):
+  """The RaggedTensor (or, for one example without partitions, the dense values)
+  of RaggedFeature `f` from the sparse results of the features it reads."""
+  import tensorlet as tf
+  from tensorlet.ragged.ragged_tensor import RaggedTensor
+  sd = f.row_splits_dtype
+  vals = parts[f.value_key or key]
+  current = vals.values
+  # NOTE: one example's sparse indices are positions; every row is example 0
+  ids = (lambda sp: sp.indices[:, 0]) if batched else \
+      (lambda sp: tf.zeros_like(sp.indices[:, 0]))
+  example_ids = ids(vals)
+  for p in reversed(f.partitions):
+    sp = parts[p.key]
+    lengths, example_ids = _partition_lengths(p, sp, ids(sp))
+    current = RaggedTensor.from_row_lengths(current, tf.cast(lengths, sd),
+                                            validate=True)
+  if not batched:
+    return current
+  return RaggedTensor.from_value_rowids(current, tf.cast(example_ids, sd),
+                                        nrows=tf.cast(vals.dense_shape[0], sd))
 
 
 def parse_example(serialized, features, example_names=None, name=None):

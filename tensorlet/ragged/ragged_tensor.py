@@ -611,6 +611,8 @@ class RaggedTensorSpec(TypeSpec):
   @property
   def _component_specs(self):
     rr, dims = self._ragged_rank, self._shape
+    if rr == 0:  # a ragged_rank-0 value is one dense tensor
+      return [TensorSpec(dims, self._dtype)]
     inner = [None] if dims.rank is None else [None] + dims.as_list()[rr + 1:]
     flat = TensorSpec(TensorShape(None) if dims.rank is None else TensorShape(inner),
                       self._dtype)

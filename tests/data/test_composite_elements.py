@@ -96,10 +96,11 @@ def test_optional_elements():
   assert [bool(o.has_value()) for o in ds] == [True] * 3
 
 
-def test_batching_composites_says_it_is_not_implemented():
+def test_batching_user_composites_says_it_is_not_implemented():
+  # sparse and ragged elements batch (test_composite_batching.py); other composites do not
   with pytest.raises(NotImplementedError, match="Batching"):
     _pairs().batch(2)
-  with pytest.raises(NotImplementedError):
+  with pytest.raises(TypeError, match="padded_batch"):
     _pairs().padded_batch(2)
 
 
