@@ -64,8 +64,9 @@ class SymbolicTensor(Tensor):
         f"has no value while the function is traced. Return it from the function instead.")
 
   def __bool__(self):
-    # NOTE: seed 003's wording (the message users search for).
-    raise TypeError("Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not "
+    # NOTE: seed 003's wording (the message users search for); TF's error type.
+    from tensorlet.errors import OperatorNotAllowedInGraphError
+    raise OperatorNotAllowedInGraphError("Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not "
                     "None:` instead of `if t:` to test if a tensor is defined, and use "
                     "TensorFlow ops such as tf.cond to execute subgraphs conditioned on the "
                     "value of a tensor.")
