@@ -103,7 +103,8 @@ def test_missing_names_say_they_are_not_implemented():
                      (lambda: tf.keras.not_a_thing, "tf.keras.not_a_thing"),
                      (lambda: tf.keras.layers.NotALayer, "tf.keras.layers.NotALayer"),
                      (lambda: tf.io.not_a_thing, "tf.io.not_a_thing"),
-                     (lambda: tf.train.not_a_thing, "tf.train.not_a_thing")]:
+                     (lambda: tf.train.not_a_thing, "tf.train.not_a_thing"),
+                     (lambda: tf.keras.utils.not_a_thing, "tf.keras.utils.not_a_thing")]:
     with pytest.raises(AttributeError, match=f"{where} is not implemented in tensorlet"):
       get()
   assert not hasattr(tf.nn, "not_a_thing") and getattr(tf.math, "nope", 5) == 5
@@ -123,3 +124,20 @@ def test_compat_v1_is_an_attribute_error_naming_the_tf2_way():
   with pytest.raises(AttributeError, match="tf.compat.v1.Session is not implemented.*TF2"):
     tf.compat.v1.Session
   assert not hasattr(tf.compat.v1, "placeholder")
+
+
+def test_iterating_a_symbolic_tensor_raises_operator_not_allowed():
+  @tf.function
+  def unpack(x):
+    a, b = x
+    return a + b
+  with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="Iterating over a symbolic"):
+    unpack(tf.constant([1., 2.]))
+
+  @tf.function
+  def loop(x):  # NOTE: AutoGraph converts the loop, so this one runs, as in TF
+    s = 0.
+    for i in x:
+      s += i
+    return s
+  assert loop(tf.constant([1., 2.])).numpy() == 3.0

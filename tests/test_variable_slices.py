@@ -81,3 +81,9 @@ def test_slice_is_a_plain_tensor_value():
   np.testing.assert_array_equal((s * 2).numpy(), [4., 6.])
   v.assign([0., 0., 0.])
   np.testing.assert_array_equal(s.numpy(), [2., 3.])  # a read, not a view
+
+
+def test_list_of_python_bools_is_not_a_mask():
+  # NOTE: TF 2.21 treats it as bool StridedSlice indices and rejects the dtype.
+  with pytest.raises(tf.errors.InvalidArgumentError, match="'Index' of bool"):
+    tf.constant(_T)[[True, False, True]]

@@ -71,6 +71,14 @@ class SymbolicTensor(Tensor):
                     "TensorFlow ops such as tf.cond to execute subgraphs conditioned on the "
                     "value of a tensor.")
 
+  def __iter__(self):
+    # NOTE: as TF 2.21 in a graph, even with a known first dimension (AutoGraph turns
+    # `for x in tensor` into a loop before this is reached).
+    from tensorlet.errors import OperatorNotAllowedInGraphError
+    raise OperatorNotAllowedInGraphError(
+        "Iterating over a symbolic `tf.Tensor` is not allowed: use tf.unstack, tf.range "
+        "indexing or tf.map_fn, or let AutoGraph (tf.function's default) convert the loop.")
+
   def __len__(self):
     n = self._shape[0] if self._shape.rank else None
     if n is None:
