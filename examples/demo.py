@@ -104,8 +104,11 @@ def main():
   same = np.allclose(fresh.predict(x_test, verbose=0), model.predict(x_test, verbose=0),
                      atol=1e-5)
   print(f"Fresh model's predictions equal the trained model's: {same}")
-  if acc < 0.95 or not same:
-    raise SystemExit("demo failed: accuracy below 95% or restore mismatch")
+  # NOTE: 3 epochs reach about 94% on these digits, 15 (the default) about 98%.
+  bar = 0.95 if args.epochs >= 5 else 0.90
+  if acc < bar or not same:
+    raise SystemExit(f"demo failed: accuracy below {bar:.0%} after {args.epochs} epochs or "
+                     f"restore mismatch")
 
 
 if __name__ == "__main__":

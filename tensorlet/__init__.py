@@ -16,8 +16,10 @@ from tensorlet.dtypes import (DType, as_dtype, bool, complex64, complex128, doub
                               resource, string, uint8, uint16, uint32, uint64, variant)
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import Tensor, constant, convert_to_tensor, newaxis
+from tensorlet.tensor import is_tensor  # noqa: F401
 from tensorlet.tensor_spec import TensorSpec
 from tensorlet.context import device, executing_eagerly, name_scope
+from tensorlet.context import init_scope  # noqa: F401
 from tensorlet.ops import overloads as _overloads  # noqa: F401 - binds Tensor operators
 from tensorlet.ops.math_ops import (  # noqa: F401
     abs, acos, add, add_n, argmax, argmin, asin, atan, cast, ceil, cos, cosh, cumsum, divide,
@@ -116,4 +118,5 @@ def __getattr__(name):
         else v
     globals()[name] = v
     return v
-  raise AttributeError(f"module 'tensorlet' has no attribute '{name}'")
+  from tensorlet._unsupported import missing
+  raise missing("tf", name, __name__)

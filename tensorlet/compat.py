@@ -119,9 +119,8 @@ class _V1(_types.ModuleType):
   def __getattr__(self, name):
     if name.startswith("__"):
       raise AttributeError(name)
-    raise NotImplementedError(
-        f"tf.compat.v1.{name} is not implemented in tensorlet: the TF1 API (sessions, "
-        f"placeholders, collections, tf.compat.v1.*) is out of scope; use the TF2 API")
+    from tensorlet._unsupported import missing
+    raise missing("tf.compat.v1", name)
 
 
 v1 = _V1("tensorlet.compat.v1")
@@ -130,4 +129,5 @@ v1 = _V1("tensorlet.compat.v1")
 def __getattr__(name):
   if name == "v2":
     return _sys.modules["tensorlet"]
-  raise AttributeError(f"module 'tensorlet.compat' has no attribute '{name}'")
+  from tensorlet._unsupported import missing
+  raise missing("tf.compat", name, __name__)

@@ -268,3 +268,7 @@ def _ctx_set_passes():
   if o.get("dependency_optimization") is False or o.get("disable_model_pruning"):
     off.add("prune")
   _context.set_disabled_passes(off)
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.config", __name__)

@@ -7,7 +7,7 @@ scope bookkeeping.
 """
 import threading
 
-__all__ = ["ctx", "executing_eagerly", "device", "name_scope"]
+__all__ = ["ctx", "executing_eagerly", "device", "name_scope", "init_scope"]
 
 
 class _Context(threading.local):
@@ -28,6 +28,23 @@ ctx = _Context()
 def executing_eagerly():
   """True unless a graph (a `tf.function` trace) is being built."""
   return ctx.graph is None
+
+
+class init_scope:
+  """tf.init_scope(): runs its body eagerly, lifted out of the graph being traced.
+
+  Ops run now (their results are eager tensors the trace captures as constants),
+  variables are created once, and no gradient tape records (as TF's scope).
+  """
+
+  def __enter__(self):
+    self._saved = (ctx.graph, ctx.tapes)
+    ctx.graph, ctx.tapes = None, ()
+    return None
+
+  def __exit__(self, *exc):
+    ctx.graph, ctx.tapes = self._saved
+    return False
 
 
 _DEVICE_PREFIX = "/job:localhost/replica:0/task:0/device:"

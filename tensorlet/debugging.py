@@ -8,3 +8,7 @@ from tensorlet.ops.logging_ops import (  # noqa: F401
 
 def set_log_device_placement(enabled):
   """Accepted for compatibility; every op runs on the CPU."""
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.debugging", __name__)

@@ -191,3 +191,7 @@ def from_numpy(npd):
   if d is None and npd.kind in "SUO":
     return string
   return d
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.dtypes", __name__)

@@ -71,6 +71,10 @@ UnauthenticatedError = _make("UnauthenticatedError", UNAUTHENTICATED,
                              "The request lacks valid authentication.")
 
 
+class OperatorNotAllowedInGraphError(TypeError):
+  """A Python operation on a symbolic tensor (bool, iteration) that a graph cannot run."""
+
+
 def out_of_memory(op_name, what):
   """TF's ResourceExhaustedError for an allocation NumPy could not make."""
   return ResourceExhaustedError(None, None, f"OOM when allocating {what} [Op:{op_name}]")
@@ -79,3 +83,7 @@ def out_of_memory(op_name, what):
 def invalid_argument(op_name, message):
   """An InvalidArgumentError worded like TensorFlow's eager errors."""
   return InvalidArgumentError(None, None, f"{message} [Op:{op_name}]")
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.errors", __name__)

@@ -5,4 +5,5 @@ def __getattr__(name):
   if name == "Optional":
     from tensorlet.data.optional import Optional
     return Optional
-  raise AttributeError(f"tf.experimental.{name} is not implemented in tensorlet")
+  from tensorlet._unsupported import missing
+  raise missing("tf.experimental", name, __name__)

@@ -9,3 +9,7 @@ from tensorlet.ops.math_ops import l2_normalize  # noqa: F401
 
 from tensorlet.ops import dispatch as _dispatch  # noqa: E402
 _dispatch.install(globals(), "linalg")
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.linalg", __name__)

@@ -55,3 +55,7 @@ def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
 
 from tensorlet.ops import dispatch as _dispatch  # noqa: E402
 _dispatch.install(globals(), "math")
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.math", __name__)

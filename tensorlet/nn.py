@@ -15,3 +15,7 @@ from tensorlet.ops.nn_ops import (  # noqa: F401
 
 from tensorlet.ops import dispatch as _dispatch  # noqa: E402
 _dispatch.install(globals(), "nn")
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.nn", __name__)

@@ -11,3 +11,7 @@ experimental = _types.SimpleNamespace(
     Algorithm=Algorithm, Generator=Generator, create_rng_state=create_rng_state,
     get_global_generator=get_global_generator, set_global_generator=set_global_generator,
     stateless_fold_in=stateless_fold_in, stateless_split=stateless_split)
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.random", __name__)

@@ -347,3 +347,7 @@ def inverse_mdct(mdcts, window_fn=vorbis_window, norm=None, name=None):
   frames = frames * (window_fn(2 * half, dtype=frames.dtype) if window_fn is not None
                      else _np.float64(1 / _np.sqrt(2)))
   return overlap_and_add(frames, half)
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.signal", __name__)

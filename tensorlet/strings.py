@@ -4,3 +4,7 @@ from tensorlet.ops.string_ops import (  # noqa: F401
     regex_replace, strip, substr, to_number, unicode_encode, upper)
 from tensorlet.ragged.ragged_string_ops import (  # noqa: F401
     bytes_split, ngrams, split, unicode_decode, unicode_split)
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.strings", __name__)

@@ -58,6 +58,11 @@ class Tensor:
   # Operators are bound in tensorlet/ops/overloads.py.
 
 
+def is_tensor(x):
+  """tf.is_tensor: tensors, variables, sparse and ragged tensors (not NumPy arrays)."""
+  return isinstance(x, Tensor) or getattr(type(x), "_tf_tensor_like", False)
+
+
 class _Reference:
   __slots__ = ("_t",)
 
@@ -80,11 +85,12 @@ class _Reference:
 class EagerTensor(Tensor):
   """A tensor with a value: `_value` is an ndarray (or NumPy scalar for 0-d)."""
 
-  __slots__ = ("_value", "_dtype", "_keras_mask", "__weakref__")
+  __slots__ = ("_value", "_dtype", "_device", "_keras_mask", "__weakref__")
 
   def __init__(self, value, dtype):
     self._value = value
     self._dtype = dtype
+    self._device = ctx.device
 
   @property
   def dtype(self):
@@ -100,7 +106,11 @@ class EagerTensor(Tensor):
 
   @property
   def device(self):
-    return canonical_device(ctx.device)
+    # NOTE: the scope active when the tensor was made, resolved as TF's soft placement.
+    try:
+      return canonical_device(self._device)
+    except AttributeError:
+      return canonical_device("")
 
   @property
   def name(self):

@@ -36,3 +36,7 @@ def _late():
   experimental.FunctionType = FunctionType
   experimental.PolymorphicFunction = Function
   experimental.GenericFunction = Function
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.types", __name__)

@@ -1,6 +1,7 @@
 """tf.Variable: mutable state that tapes watch and functions capture."""
 import enum
 import itertools
+import weakref
 
 import numpy as np
 
@@ -48,6 +49,8 @@ class Variable:
     >>> v.assign_add([1.0, 1.0]).numpy()
     array([2., 3.], dtype=float32)
   """
+
+  _tf_tensor_like = True
 
   def __init__(self, initial_value=None, trainable=None, validate_shape=True,
                caching_device=None, name=None, variable_def=None, dtype=None,
@@ -212,6 +215,20 @@ class Variable:
     execute(state_ops.AssignSubVariableOp, [self._handle, t], {})
     return self if read_value else None
 
+  def _assign_slice(self, key, value, read_value=True):
+    """v[key].assign(value): TF's strided-slice assign, `value` broadcast to the slice."""
+    from tensorlet.ops import array_ops
+    cur = self._as_tensor()
+    shape = array_ops.shape(cur)
+    # NOTE: the slice of an index grid names the elements written, so every key
+    # strided_slice takes (steps, negative bounds, newaxis, ...) is handled alike.
+    sel = array_ops.reshape(array_ops.range(array_ops.size(cur)), shape)[key]
+    t = convert_to_tensor(value, dtype=self._dtype)
+    t = array_ops.broadcast_to(t, array_ops.shape(sel))
+    flat = array_ops.tensor_scatter_nd_update(
+        array_ops.reshape(cur, [-1]), array_ops.reshape(sel, [-1, 1]), array_ops.reshape(t, [-1]))
+    return self.assign(array_ops.reshape(flat, shape), read_value=read_value)
+
   def scatter_nd_update(self, indices, updates, name=None):
     from tensorlet.ops.array_ops import tensor_scatter_nd_update
     return self.assign(tensor_scatter_nd_update(self._as_tensor(), indices, updates))
@@ -340,3 +357,36 @@ def _own(v):
 
 
 overloads.install(Variable)
+
+
+class _SliceAssign:
+  """Adds TF's `assign` to the tensor `v[key]` returns (see _variable_getitem)."""
+
+  __slots__ = ()
+
+  def assign(self, value, use_locking=None, name=None, read_value=True):
+    _, var, key = _SLICES[id(self)]
+    return var._assign_slice(key, value, read_value)
+
+
+_SLICES = {}        # id(slice tensor) -> (weakref to it, variable, key)
+_SLICE_CLASSES = {}  # tensor class -> its subclass with `assign`
+
+
+def _variable_getitem(var, key):
+  t = _plain_getitem(var, key)
+  if type(key) is bool or getattr(key, "dtype", None) in (_dt.bool, np.bool_):
+    return t  # NOTE: a boolean-mask result has no `assign`.
+  cls = _SLICE_CLASSES.get(type(t))
+  if cls is None:
+    cls = _SLICE_CLASSES[type(t)] = type(type(t).__name__, (_SliceAssign, type(t)),
+                                         {"__slots__": ()})
+  # NOTE: a fresh result of this read, so giving it the subclass changes no other tensor.
+  t.__class__ = cls
+  k = id(t)
+  _SLICES[k] = (weakref.ref(t, lambda _, k=k: _SLICES.pop(k, None)), var, key)
+  return t
+
+
+_plain_getitem = Variable.__getitem__
+Variable.__getitem__ = _variable_getitem

@@ -35,7 +35,7 @@ def test_virtual_cpus_can_be_placed_on():
   names = [d.name for d in tf.config.list_logical_devices("CPU")]
   assert names == ["/device:CPU:0", "/device:CPU:1", "/device:CPU:2"]
   assert len(tf.config.get_logical_device_configuration(CPU)) == 3
-  # NOTE: an eager tensor's .device reads the current scope (tensor.py), so inside it
+  # NOTE: an eager tensor records the device scope it was made in (tensor.py)
   with tf.device("/CPU:2"):
     assert (tf.constant(1.0) + 1).device.endswith("device:CPU:2")
   with tf.device("/CPU:7"):  # soft placement: a device that does not exist runs on CPU:0

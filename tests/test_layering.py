@@ -17,6 +17,7 @@ LAYERS = {
     "tensorlet.tensor": 0, "tensorlet.tensor_shape": 0, "tensorlet.tensor_spec": 0,
     "tensorlet.context": 0, "tensorlet._allocator": 0, "tensorlet.composite_tensor": 0,
     "tensorlet.types": 0,
+    "tensorlet._unsupported": 0,
     "tensorlet.ops": 1, "tensorlet.variables": 1, "tensorlet.formats": 1,
     "tensorlet.graph": 2,
     "tensorlet.autodiff": 3,

@@ -29,3 +29,7 @@ class experimental:  # noqa: N801 - TF's namespace
   def set_loop_options(parallel_iterations=None, swap_memory=None, maximum_iterations=None,
                        shape_invariants=None):
     """Accepted inside loops; tensorlet loops take shapes from set_shape instead."""
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.autograph", __name__)

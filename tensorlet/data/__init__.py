@@ -56,3 +56,7 @@ experimental = _types.SimpleNamespace(
     save=lambda dataset, path, compression=None, shard_func=None: dataset.save(
         path, compression, shard_func),
     load=Dataset.load)
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.data", __name__)

@@ -64,11 +64,20 @@ class SymbolicTensor(Tensor):
         f"has no value while the function is traced. Return it from the function instead.")
 
   def __bool__(self):
-    # NOTE: seed 003's wording (the message users search for).
-    raise TypeError("Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not "
+    # NOTE: seed 003's wording (the message users search for); TF's error type.
+    from tensorlet.errors import OperatorNotAllowedInGraphError
+    raise OperatorNotAllowedInGraphError("Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not "
                     "None:` instead of `if t:` to test if a tensor is defined, and use "
                     "TensorFlow ops such as tf.cond to execute subgraphs conditioned on the "
                     "value of a tensor.")
+
+  def __iter__(self):
+    # NOTE: as TF 2.21 in a graph, even with a known first dimension (AutoGraph turns
+    # `for x in tensor` into a loop before this is reached).
+    from tensorlet.errors import OperatorNotAllowedInGraphError
+    raise OperatorNotAllowedInGraphError(
+        "Iterating over a symbolic `tf.Tensor` is not allowed: use tf.unstack, tf.range "
+        "indexing or tf.map_fn, or let AutoGraph (tf.function's default) convert the loop.")
 
   def __len__(self):
     n = self._shape[0] if self._shape.rank else None

@@ -22,3 +22,7 @@ from tensorlet.image.resizing import (  # noqa: F401
     random_flip_up_down, resize, resize_with_crop_or_pad, resize_with_pad, rot90,
     stateless_random_crop, stateless_random_flip_left_right, stateless_random_flip_up_down,
     transpose)
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.image", __name__)

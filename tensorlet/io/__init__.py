@@ -121,8 +121,8 @@ def parse_tensor(serialized, out_type, name=None):
 
 
 def __getattr__(name):
-  raise AttributeError(f"tensorlet.io has no attribute {name!r} (not implemented in "
-                       f"tensorlet)")
+  from tensorlet._unsupported import missing
+  raise missing("tf.io", name, __name__)
 
 
 del np

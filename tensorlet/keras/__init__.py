@@ -23,7 +23,8 @@ def __getattr__(name):
     path, attr = _ATTRS[name]
     value = getattr(_importlib.import_module(path), attr)
   else:
-    raise AttributeError(f"module 'tensorlet.keras' has no attribute '{name}'")
+    from tensorlet._unsupported import missing
+    raise missing("tf.keras", name, __name__)
   globals()[name] = value
   return value
 

@@ -157,3 +157,7 @@ def deserialize(config):
   if name == "function" and isinstance(config.get("config"), str):
     return get(config["config"])
   raise ValueError(f"Unknown activation: {config!r}")
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.keras.activations", __name__)

@@ -105,3 +105,7 @@ def int_shape(x):
   """The static shape as a tuple of ints and None."""
   s = x.shape
   return None if s.rank is None else tuple(s.as_list())
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.keras.backend", __name__)

@@ -767,3 +767,7 @@ class BackupAndRestore(Callback):
     if self.delete_checkpoint and os.path.isdir(self.backup_dir):
       import shutil
       shutil.rmtree(self.backup_dir)
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.keras.callbacks", __name__)

@@ -258,3 +258,7 @@ def serialize(initializer):
 def deserialize(config, custom_objects=None):
   """An initializer from `serialize`'s dict or from a name."""
   return deserialize_object(config, custom_objects, _BY_NAME, {}, "initializer")
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.keras.initializers", __name__)

@@ -498,3 +498,7 @@ def get(identifier):
   """A loss from None, a name ('mse', 'categorical_crossentropy', ...), a config
   dict or a callable (returned as is)."""
   return get_object(identifier, deserialize, "loss function")
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.keras.losses", __name__)

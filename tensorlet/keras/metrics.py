@@ -580,3 +580,7 @@ def get(identifier):
   if callable(identifier):
     return identifier
   raise ValueError(f"Could not interpret metric identifier: {identifier}")
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.keras.metrics", __name__)

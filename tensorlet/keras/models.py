@@ -43,3 +43,7 @@ def clone_model(model, input_tensors=None, clone_function=None):
   """
   from tensorlet.keras.saving import clone
   return clone.clone_model(model, input_tensors, clone_function)
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.keras.models", __name__)

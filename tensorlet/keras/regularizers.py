@@ -133,3 +133,7 @@ def serialize(regularizer):
 def deserialize(config, custom_objects=None):
   """A regularizer from `serialize`'s dict or from a name."""
   return deserialize_object(config, custom_objects, _BY_NAME, {}, "regularizer")
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.keras.regularizers", __name__)

@@ -11,3 +11,7 @@ written.
 from tensorlet.onnx.export import export, supported_ops, unsupported_ops
 
 __all__ = ["export", "supported_ops", "unsupported_ops"]
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tensorlet.onnx", __name__)

@@ -1528,6 +1528,10 @@ def strided_slice_index(tensor, key):
       if spec[-1][3] == 0:
         raise ValueError("slice step cannot be zero")
     elif isinstance(k, (list, np.ndarray)) or (isinstance(k, Tensor) and k.shape.rank):
+      if isinstance(k, list) and k and all(type(e) is bool for e in k):
+        # NOTE: TF reads a list of Python bools as StridedSlice indices of type bool.
+        raise InvalidArgumentError(None, None, "Value for attr 'Index' of bool is not in the "
+                                   "list of allowed values: int16, int32, int64 [Op:StridedSlice]")
       raise TypeError(f"Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and "
                       f"scalar tf.int32/tf.int64 tensors are valid indices, got {k!r}")
     else:

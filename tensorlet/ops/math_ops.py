@@ -464,8 +464,27 @@ def _np_reduce(fn):
 
 Sum = op("Sum", dtypes=NUMERIC, shape=_reduce_shape, grad_shape="exact")(_np_reduce(np.sum))
 Prod = op("Prod", dtypes=NUMERIC, shape=_reduce_shape)(_np_reduce(np.prod))
-Max = op("Max", dtypes=REAL, shape=_reduce_shape)(_np_reduce(np.max))
-Min = op("Min", dtypes=REAL, shape=_reduce_shape)(_np_reduce(np.min))
+def _np_extreme(fn, identity):
+  plain = _np_reduce(fn)
+
+  def k(x, *, axis=None, keepdims=False):
+    if x.size:
+      return plain(x, axis=axis, keepdims=keepdims)
+    # NOTE: as TF, an empty reduction gives the identity (-inf / the dtype's lowest for max).
+    return fn(x, axis=axis, keepdims=keepdims, initial=identity(x.dtype))
+  return k
+
+
+def _max_identity(dt):
+  return -np.inf if dt.kind == "f" else np.iinfo(dt).min
+
+
+def _min_identity(dt):
+  return np.inf if dt.kind == "f" else np.iinfo(dt).max
+
+
+Max = op("Max", dtypes=REAL, shape=_reduce_shape)(_np_extreme(np.max, _max_identity))
+Min = op("Min", dtypes=REAL, shape=_reduce_shape)(_np_extreme(np.min, _min_identity))
 Any = op("Any", dtypes=BOOL, shape=_reduce_shape, differentiable=False)(_np_reduce(np.any))
 All = op("All", dtypes=BOOL, shape=_reduce_shape, differentiable=False)(_np_reduce(np.all))
 
@@ -476,7 +495,11 @@ def Mean(x, *, axis=None, keepdims=False):
     n = x.size if axis is None else int(np.prod([x.shape[a] for a in axis]))
     s = np.sum(x, axis=axis, keepdims=keepdims, dtype=np.int64)
     return (np.trunc(s / max(n, 1))).astype(x.dtype)
-  r = np.mean(x, axis=axis, keepdims=keepdims)
+  if x.size:
+    r = np.mean(x, axis=axis, keepdims=keepdims)
+  else:  # NOTE: the mean of nothing is NaN (0/0), as TF, without NumPy's warning.
+    with np.errstate(invalid="ignore", divide="ignore"):
+      r = np.sum(x, axis=axis, keepdims=keepdims) / x.dtype.type(0)
   return r.astype(x.dtype, copy=False) if r.dtype != x.dtype else r
 
 

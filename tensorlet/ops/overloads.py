@@ -152,6 +152,11 @@ _Invert = _make_invert()
 
 
 def _getitem(x, key):
+  # NOTE: as TF, a bool tensor or NumPy array (or a Python bool) as the whole key
+  # is a mask: x[mask] is tf.boolean_mask(x, mask). Lists are index lists.
+  if type(key) is bool or (isinstance(key, Tensor) and key.dtype is _dt.bool) or \
+      (isinstance(key, np.ndarray) and key.dtype == np.bool_):
+    return array_ops.boolean_mask(_self(x), key)
   return array_ops.strided_slice_index(_self(x), key)
 
 

@@ -317,6 +317,7 @@ def _wrap(v):
   t = _new(EagerTensor)
   t._value = v
   t._dtype = dt
+  t._device = ctx.device
   return t
 
 

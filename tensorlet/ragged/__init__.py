@@ -8,3 +8,7 @@ from tensorlet.ragged import ragged_math  # noqa: F401 - registers elementwise o
 from tensorlet.ragged.ragged_ops import (  # noqa: F401
     boolean_mask, constant, map_flat_values, range, row_splits_to_segment_ids,
     segment_ids_to_row_splits, stack)
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.ragged", __name__)

@@ -58,6 +58,7 @@ class RaggedTensor(CompositeTensor):
   `tf.ragged.constant`)."""
 
   __slots__ = ("_values", "_row_splits", "__weakref__")
+  _tf_tensor_like = True
 
   def __init__(self, values, row_splits, internal=False):
     if not internal:

@@ -12,3 +12,7 @@ def contains_saved_model(export_dir):
   """True if `export_dir` holds a tensorlet SavedModel manifest."""
   from tensorlet.saved_model import layout
   return _os.path.isfile(layout.manifest_path(_os.fspath(export_dir)))
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.saved_model", __name__)

@@ -54,3 +54,7 @@ def set_difference(a, b, aminusb=True, validate_indices=True):
 
 
 size, intersection, union, difference = set_size, set_intersection, set_union, set_difference
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.sets", __name__)

@@ -26,6 +26,7 @@ class SparseTensor(CompositeTensor):
   """A sparse tensor: `SparseTensor(indices, values, dense_shape)`."""
 
   __slots__ = ("_indices", "_values", "_dense_shape", "_shape_hint", "__weakref__")
+  _tf_tensor_like = True
 
   def __init__(self, indices, values, dense_shape):
     self._shape_hint = None  # the static shape a spec gave a symbolic value

@@ -17,3 +17,7 @@ from tensorlet.summary._writer import SummaryWriter, create_file_writer, create_
 __all__ = ["SummaryWriter", "create_file_writer", "create_noop_writer", "experimental",
            "flush", "graph", "histogram", "image", "record_if", "scalar",
            "should_record_summaries", "text", "trace_export", "trace_off", "trace_on", "write"]
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.summary", __name__)

@@ -23,4 +23,5 @@ def __getattr__(name):
   if name in _PROTOS:
     from tensorlet.formats import protos
     return protos.messages()[name]
-  raise AttributeError(f"module 'tensorlet.train' has no attribute '{name}'")
+  from tensorlet._unsupported import missing
+  raise missing("tf.train", name, __name__)

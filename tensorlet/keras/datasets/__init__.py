@@ -8,7 +8,8 @@ __all__ = ["mnist", "fashion_mnist", "cifar10", "cifar100", "imdb", "reuters",
 
 def __getattr__(name):
   if name not in __all__:
-    raise AttributeError(f"module 'tensorlet.keras.datasets' has no attribute '{name}'")
+    from tensorlet._unsupported import missing
+    raise missing("tf.keras.datasets", name, __name__)
   module = _importlib.import_module(f"tensorlet.keras.datasets.{name}")
   globals()[name] = module
   return module

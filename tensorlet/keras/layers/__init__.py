@@ -58,3 +58,7 @@ __all__ = ["Layer", "InputSpec", "Input", "InputLayer", "Dense", "Activation", "
 __all__ += ["RNN", "StackedRNNCells", "SimpleRNN", "LSTM", "GRU", "SimpleRNNCell", "LSTMCell",
             "GRUCell", "Bidirectional", "TimeDistributed", "Attention", "AdditiveAttention",
             "MultiHeadAttention"]
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.keras.layers", __name__)

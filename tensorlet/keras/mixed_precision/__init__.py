@@ -10,4 +10,5 @@ def __getattr__(name):
   if name == "LossScaleOptimizer":
     from tensorlet.keras.mixed_precision.loss_scale_optimizer import LossScaleOptimizer
     return LossScaleOptimizer
-  raise AttributeError(f"module 'tensorlet.keras.mixed_precision' has no attribute '{name}'")
+  from tensorlet._unsupported import missing
+  raise missing("tf.keras.mixed_precision", name, __name__)

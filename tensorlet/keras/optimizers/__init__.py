@@ -55,3 +55,7 @@ def get(identifier):
   if isinstance(identifier, (dict, str)):
     return deserialize(identifier)
   raise ValueError(f"Could not interpret optimizer identifier: {identifier}")
+
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.keras.optimizers", __name__)

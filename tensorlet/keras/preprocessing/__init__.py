@@ -16,6 +16,7 @@ def __getattr__(name):
     from tensorlet.keras import utils
     value = getattr(utils, name)
   else:
-    raise AttributeError(f"module 'tensorlet.keras.preprocessing' has no attribute '{name}'")
+    from tensorlet._unsupported import missing
+    raise missing("tf.keras.preprocessing", name, __name__)
   globals()[name] = value
   return value

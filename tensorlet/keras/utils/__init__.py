@@ -40,7 +40,8 @@ _LAZY = {
 def __getattr__(name):
   module = _LAZY.get(name)
   if module is None:
-    raise AttributeError(f"module 'tensorlet.keras.utils' has no attribute '{name}'")
+    from tensorlet._unsupported import missing
+    raise missing("tf.keras.utils", name, __name__)
   value = getattr(_importlib.import_module(module), name)
   globals()[name] = value
   return value
