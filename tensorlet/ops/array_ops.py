@@ -94,7 +94,7 @@ def _(op, dy):
 
 def identity(input, name=None):  # noqa: A002
   """Returns a tensor with the same value (reads a variable)."""
-  return execute(Identity, [convert_to_tensor(input)], {})
+  return execute(Identity, [convert_to_tensor(input)], {}, name)
 
 
 def guarantee_const(input, name=None):  # noqa: A002
@@ -110,7 +110,7 @@ def StopGradient(x):
 
 def stop_gradient(input, name=None):  # noqa: A002
   """Identity whose gradient is None: nothing flows back through it."""
-  return execute(StopGradient, [convert_to_tensor(input)], {})
+  return execute(StopGradient, [convert_to_tensor(input)], {}, name)
 
 
 @op("PreventGradient", dtypes=ALL, shape=same_shape)
@@ -149,7 +149,7 @@ def Rank(x):
 
 def shape(input, out_type=_int32, name=None):  # noqa: A002
   """The shape of `input` as a 1-D int32 tensor."""
-  return execute(Shape, [convert_to_tensor(input)], {"out_type": _dt.as_dtype(out_type)})
+  return execute(Shape, [convert_to_tensor(input)], {"out_type": _dt.as_dtype(out_type)}, name)
 
 
 def shape_n(input, out_type=_int32, name=None):  # noqa: A002
@@ -158,12 +158,12 @@ def shape_n(input, out_type=_int32, name=None):  # noqa: A002
 
 def size(input, out_type=_int32, name=None):  # noqa: A002
   """Number of elements of `input`."""
-  return execute(Size, [convert_to_tensor(input)], {"out_type": _dt.as_dtype(out_type)})
+  return execute(Size, [convert_to_tensor(input)], {"out_type": _dt.as_dtype(out_type)}, name)
 
 
 def rank(input, name=None):  # noqa: A002
   """Number of dimensions of `input`."""
-  return execute(Rank, [convert_to_tensor(input)], {})
+  return execute(Rank, [convert_to_tensor(input)], {}, name)
 
 
 # ------------------------------------------------------------- reshape
@@ -210,7 +210,7 @@ def _shape_of(x):
 
 def reshape(tensor, shape, name=None):
   """Gives `tensor` a new shape with the same number of elements (-1 infers one dim)."""
-  return execute(Reshape, [convert_to_tensor(tensor), _shape_arg(shape, "Reshape")], {})
+  return execute(Reshape, [convert_to_tensor(tensor), _shape_arg(shape, "Reshape")], {}, name)
 
 
 # ---------------------------------------------------------- broadcasting
@@ -240,7 +240,7 @@ def broadcast_to(input, shape, name=None):  # noqa: A002
   cv = constant_value(s)
   if cv is not None and x.shape.is_fully_defined() and x.shape.as_list() == list(cv):
     return x
-  return execute(BroadcastTo, [x, s], {})
+  return execute(BroadcastTo, [x, s], {}, name)
 
 
 def broadcast_static_shape(shape_x, shape_y):
@@ -297,7 +297,7 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
   else:
     cv = constant_value(convert_to_tensor(perm))
     perm = tuple(int(p) % r if r else int(p) for p in np.reshape(cv, [-1]))
-  out = execute(Transpose, [x], {"perm": perm})
+  out = execute(Transpose, [x], {"perm": perm}, name)
   if conjugate and x.dtype.is_complex:
     out = _math().conj(out)
   return out
@@ -368,7 +368,7 @@ def concat(values, axis, name="concat"):
   ax = single_axis(axis, r, "ConcatV2")
   if len(ts) == 1:
     return identity(ts[0])
-  return execute(ConcatV2, ts, {"axis": ax})
+  return execute(ConcatV2, ts, {"axis": ax}, name)
 
 
 def _pack_shape(inputs, attrs):
@@ -407,7 +407,7 @@ def stack(values, axis=0, name="stack"):
   if r is None and as_int(axis, "Pack", "axis") < 0:
     raise ValueError(f"stack: a negative axis ({axis}) needs inputs of known rank")
   ax = as_int(axis, "Pack", "axis") if r is None else single_axis(axis, r + 1, "Pack")
-  return execute(Pack, ts, {"axis": ax})
+  return execute(Pack, ts, {"axis": ax}, name)
 
 
 def _unpack_shape(inputs, attrs):
@@ -446,7 +446,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
     num = x.shape[ax]
     if num is None:
       raise ValueError(f"Cannot infer argument `num` from shape {x.shape}")
-  return list(execute(Unpack, [x], {"num": as_int(num, "Unpack", "num"), "axis": ax}))
+  return list(execute(Unpack, [x], {"num": as_int(num, "Unpack", "num"), "axis": ax}, name))
 
 
 def _split_shape(inputs, attrs):
@@ -579,7 +579,7 @@ def expand_dims(input, axis, name=None):  # noqa: A002
                                f"{r} dimensions. [Op:ExpandDims]")
   if r is not None and a < 0:
     a += r + 1
-  return execute(ExpandDims, [x], {"axis": a})
+  return execute(ExpandDims, [x], {"axis": a}, name)
 
 
 def _squeeze_shape(inputs, attrs):
@@ -611,7 +611,7 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
   x = convert_to_tensor(input)
   axis = squeeze_dims if axis is None else axis
   ax = norm_axis(axis, x.shape.rank, "Squeeze") if axis is not None else ()
-  return execute(Squeeze, [x], {"axis": ax})
+  return execute(Squeeze, [x], {"axis": ax}, name)
 
 
 def _check_index_dtype(i, op_name, attr="Tindices", allowed="int16, int32, int64"):
@@ -673,7 +673,7 @@ def _(op, ddx):
 
 def tile(input, multiples, name=None):  # noqa: A002
   """Repeats `input` `multiples[i]` times along axis i."""
-  return execute(Tile, [convert_to_tensor(input), _shape_arg(multiples, "Tile")], {})
+  return execute(Tile, [convert_to_tensor(input), _shape_arg(multiples, "Tile")], {}, name)
 
 
 def _pad_shape(inputs, attrs):
@@ -759,7 +759,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
   else:
     cv = convert_to_tensor(constant_values, x.dtype)
   return execute(PadV2, [x, cv], {"paddings": tuple(tuple(int(v) for v in r) for r in pv),
-                                  "mode": mode})
+                                  "mode": mode}, name)
 
 
 # ------------------------------------------------------------ composites
@@ -808,7 +808,7 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002
                                f"{reps.tolist()} [Op:Repeat]")
   if n is None:  # the indices are only known at run time
     idx = execute(RepeatIndices, [constant(reps.reshape(-1).astype(np.int64)), shape(x)[ax]],
-                  {})
+                  {}, name)
   else:
     idx = convert_to_tensor(
         np.repeat(np.arange(n), np.broadcast_to(reps.reshape(-1), [n])).astype(np.int32))
@@ -849,7 +849,8 @@ def roll(input, shift, axis, name=None):  # noqa: A002
   if shifts.dtype.kind not in "iu" or axes.dtype.kind not in "iu":
     raise InvalidArgumentError(None, None, "shift and axis must be integers [Op:Roll]")
   axes = norm_axis([as_int(a, "Roll", "axis") for a in axes], x.shape.rank, "Roll")
-  return execute(Roll, [x], {"shift": tuple(as_int(v, "Roll", "shift") for v in shifts), "axis": axes})
+  shift = tuple(as_int(v, "Roll", "shift") for v in shifts)
+  return execute(Roll, [x], {"shift": shift, "axis": axes}, name)
 
 
 def sequence_mask(lengths, maxlen=None, dtype=_dt.bool, name=None):

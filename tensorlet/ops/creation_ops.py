@@ -40,7 +40,7 @@ def fill(dims, value, name=None):
   if v.shape.rank not in (0, None):
     raise InvalidArgumentError(None, None, f"value must be a scalar, got shape {v.shape} "
                                f"[Op:Fill]")
-  return execute(Fill, [_dims_arg(dims, "Fill"), v], {})
+  return execute(Fill, [_dims_arg(dims, "Fill"), v], {}, name)
 
 
 def _creation(value):
@@ -89,7 +89,7 @@ def OnesLike(x):
 def zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002
   """Zeros with the shape (and dtype, unless given) of `input`."""
   x = convert_to_tensor(input)
-  r = execute(ZerosLike, [x], {})
+  r = execute(ZerosLike, [x], {}, name)
   return r if dtype is None or _dt.as_dtype(dtype) is x.dtype else _math().cast(r, dtype)
 
 
@@ -97,7 +97,7 @@ def zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002
 def ones_like(input, dtype=None, name=None, layout=None):  # noqa: A002
   """Ones with the shape (and dtype, unless given) of `input`."""
   x = convert_to_tensor(input)
-  r = execute(OnesLike, [x], {})
+  r = execute(OnesLike, [x], {}, name)
   return r if dtype is None or _dt.as_dtype(dtype) is x.dtype else _math().cast(r, dtype)
 
 
@@ -137,7 +137,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
     if t.shape.rank not in (0, None):
       raise InvalidArgumentError(None, None, f"{['start', 'limit', 'delta'][i]} must be a "
                                  f"scalar, not shape {t.shape} [Op:Range]")
-  return execute(Range, ts, {})
+  return execute(Range, ts, {}, name)
 
 
 def linspace(start, stop, num, name=None, axis=0):
@@ -246,4 +246,4 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
   if i.shape.rank is not None and not -1 <= ax <= i.shape.rank:
     raise InvalidArgumentError(None, None, f"Expected axis to be -1 or between [0, "
                                f"{i.shape.rank + 1}).  But received: {ax} [Op:OneHot]")
-  return execute(OneHot, [i, on, off], {"depth": d, "axis": ax})
+  return execute(OneHot, [i, on, off], {"depth": d, "axis": ax}, name)

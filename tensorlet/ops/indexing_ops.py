@@ -110,7 +110,7 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
   if ax < bd:
     raise InvalidArgumentError(None, None, f"batch_dims ({bd}) must be less than or equal to "
                                f"axis ({ax}). [Op:GatherV2]")
-  return execute(GatherV2, [p, i], {"axis": ax, "batch_dims": bd})
+  return execute(GatherV2, [p, i], {"axis": ax, "batch_dims": bd}, name)
 
 
 def _gnd_shape(inputs, attrs):
@@ -161,7 +161,7 @@ def gather_nd(params, indices, batch_dims=0, name=None):
     grid = np.stack(np.meshgrid(*[np.arange(n) for n in batch], indexing="ij"), -1)
     grid = np.broadcast_to(grid.reshape(batch + [1] * len(mid) + [bd]), batch + mid + [bd])
     i = concat([constant(grid.astype(i.dtype.as_numpy_dtype)), i], -1)
-  return execute(GatherNd, [p, i], {})
+  return execute(GatherNd, [p, i], {}, name)
 
 
 @op("ScatterNd", type_inputs=(1,), dtypes=NUMERIC,
@@ -193,7 +193,7 @@ def scatter_nd(indices, updates, shape, name=None):
   """Zeros of `shape` with `updates` added at the index tuples `indices`."""
   _check_index_dtype(convert_to_tensor(indices), "ScatterNd")
   return execute(ScatterNd, [convert_to_tensor(indices), convert_to_tensor(updates),
-                             _shape_arg(shape, "ScatterNd")], {})
+                             _shape_arg(shape, "ScatterNd")], {}, name)
 
 
 def _tsu_kernel(mode):
@@ -340,7 +340,7 @@ def _(op, dy):
 def reverse(tensor, axis, name=None):
   """Reverses `tensor` along each of `axis`."""
   x = convert_to_tensor(tensor)
-  return execute(ReverseV2, [x], {"axis": norm_axis(axis, x.shape.rank, "ReverseV2")})
+  return execute(ReverseV2, [x], {"axis": norm_axis(axis, x.shape.rank, "ReverseV2")}, name)
 
 
 def _slice_shape(inputs, attrs):
@@ -609,7 +609,7 @@ def UnravelIndex(indices, dims):
 
 def unravel_index(indices, dims, name=None):
   """Coordinates (one row per dimension) of flat `indices` into an array of shape `dims`."""
-  return execute(UnravelIndex, convert_inputs(UnravelIndex, (indices, dims)), {})
+  return execute(UnravelIndex, convert_inputs(UnravelIndex, (indices, dims)), {}, name)
 
 
 def _tsmm_kernel(ufunc, name):
@@ -684,4 +684,4 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
     raise InvalidArgumentError(None, None, "seq_axis and batch_axis must differ "
                                "[Op:ReverseSequence]")
   return execute(ReverseSequence, [x, convert_to_tensor(seq_lengths)],
-                 {"seq_axis": sa, "batch_axis": ba})
+                 {"seq_axis": sa, "batch_axis": ba}, name)

@@ -20,7 +20,7 @@ from tensorlet.tensor import EagerTensor, convert_to_tensor
 def _unary_public(od, name, doc):
   def f(x, name=None):
     try:
-      return execute(od, convert_inputs(od, (x,)), {})
+      return execute(od, convert_inputs(od, (x,)), {}, name)
     except (TypeError, ValueError):
       r = dispatch.composite_fallback(f, (x,), {})
       if r is None:
@@ -34,7 +34,7 @@ def _unary_public(od, name, doc):
 def _binary_public(od, name, doc):
   def f(x, y, name=None):
     try:
-      return execute(od, convert_inputs(od, (x, y)), {})
+      return execute(od, convert_inputs(od, (x, y)), {}, name)
     except (TypeError, ValueError):
       r = dispatch.composite_fallback(f, (x, y), {})
       if r is None:
@@ -227,7 +227,7 @@ atan2 = _binary_public(Atan2, "atan2", "arctan(y / x) with the quadrant of (x, y
 
 def pow(x, y, name=None):  # noqa: A001 - mirrors tf.pow
   """x ** y elementwise."""
-  return execute(Pow, convert_inputs(Pow, (x, y)), {})
+  return execute(Pow, convert_inputs(Pow, (x, y)), {}, name)
 
 
 def _int_to_float(dt):
@@ -242,7 +242,7 @@ def truediv(x, y, name=None):
   if x.dtype.is_integer:
     ft = _int_to_float(x.dtype)
     x, y = cast(x, ft), cast(y, ft)
-  return execute(RealDiv, [x, y], {})
+  return execute(RealDiv, [x, y], {}, name)
 
 
 def divide(x, y, name=None):
@@ -370,7 +370,7 @@ def abs(x, name=None):  # noqa: A001 - mirrors tf.abs
   x = convert_to_tensor(x)
   if x.dtype.is_complex:
     return ComplexAbs(x)
-  return execute(Abs, [x], {})
+  return execute(Abs, [x], {}, name)
 
 
 @op("ComplexAbs", dtypes=_dt.COMPLEX, shape=lambda i, a: [(i[0].shape, i[0].dtype.real_dtype)])
@@ -515,7 +515,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         f"[Op:MatMul]" if ra != rb else
         f"In[0] and In[1] must be matrices, got shapes {a.shape} and {b.shape} [Op:MatMul]")
   od = MatMul if ra == 2 and rb == 2 else BatchMatMulV2
-  return execute(od, [a, b], attrs)
+  return execute(od, [a, b], attrs, name)
 
 
 # ------------------------------------------------------------------ cast
@@ -550,7 +550,7 @@ def cast(x, dtype, name=None):
     from tensorlet.errors import UnimplementedError
     raise UnimplementedError(None, None, f"Cast {x.dtype.name} to {dtype.name} is not "
                              f"supported [Op:Cast]")
-  return execute(Cast, [x], {"DstT": dtype})
+  return execute(Cast, [x], {"DstT": dtype}, name)
 
 
 def saturate_cast(value, dtype, name=None):
@@ -605,7 +605,8 @@ def _cum_public(od, name):
   def f(x, axis=0, exclusive=False, reverse=False, name=None):
     x = convert_to_tensor(x)
     ax = single_axis(axis, x.shape.rank, od.name)
-    return execute(od, [x], {"axis": ax, "exclusive": bool(exclusive), "reverse": bool(reverse)})
+    attrs = {"axis": ax, "exclusive": bool(exclusive), "reverse": bool(reverse)}
+    return execute(od, [x], attrs, name)
   f.__name__ = f.__qualname__ = name
   f.__doc__ = f"tf.math.{name} along `axis`, optionally exclusive and/or reversed."
   return f
@@ -639,7 +640,7 @@ def _arg_public(od, name):
     if x.shape[ax] == 0:
       raise InvalidArgumentError(None, None, f"Reduction axis {ax} is empty in shape "
                                  f"{x.shape} [Op:{od.name}]")
-    return execute(od, [x], {"axis": ax, "output_type": _dt.as_dtype(output_type)})
+    return execute(od, [x], {"axis": ax, "output_type": _dt.as_dtype(output_type)}, name)
   f.__name__ = f.__qualname__ = name
   f.__doc__ = f"Index of the {'largest' if od is ArgMax else 'smallest'} value along `axis`."
   return f
@@ -663,7 +664,7 @@ def _(op, dy):
 
 def conj(x, name=None):
   x = convert_to_tensor(x)
-  return execute(Conj, [x], {}) if x.dtype.is_complex else x
+  return execute(Conj, [x], {}, name) if x.dtype.is_complex else x
 
 
 @op("Real", dtypes=_dt.COMPLEX, shape=lambda i, a: [(i[0].shape, i[0].dtype.real_dtype)])
@@ -688,12 +689,12 @@ def _(op, dy):
 
 def real(input, name=None):  # noqa: A002
   x = convert_to_tensor(input)
-  return execute(Real, [x], {}) if x.dtype.is_complex else x
+  return execute(Real, [x], {}, name) if x.dtype.is_complex else x
 
 
 def imag(input, name=None):  # noqa: A002
   x = convert_to_tensor(input)
-  return execute(Imag, [x], {}) if x.dtype.is_complex else array_ops.zeros_like(x)
+  return execute(Imag, [x], {}, name) if x.dtype.is_complex else array_ops.zeros_like(x)
 
 
 def _complex_shape(inputs, attrs):

@@ -124,7 +124,7 @@ def _reduce_public(od, name):
       raise InvalidArgumentError(None, None, f"{od.name} requires a bool input, got "
                                  f"{x.dtype.name} [Op:{od.name}]")
     ax = norm_axis(axis, x.shape.rank, od.name)
-    return execute(od, [x], {"axis": ax, "keepdims": bool(keepdims)})
+    return execute(od, [x], {"axis": ax, "keepdims": bool(keepdims)}, name)
   f.__name__ = f.__qualname__ = name
   f.__doc__ = f"tf.{name}: reduces `input_tensor` over `axis` (all axes when None)."
   return dispatch.add_dispatch_support(f)
@@ -243,4 +243,4 @@ def add_n(inputs, name=None):
   ts = convert_inputs(AddN, list(inputs))
   if len(ts) == 1:
     return ts[0]
-  return execute(AddN, ts, {})
+  return execute(AddN, ts, {}, name)

@@ -100,7 +100,7 @@ def _unsorted_public(od, name):
                                  f"[Op:{od.name}]")
     n = num_segments if isinstance(num_segments, Tensor) else convert_to_tensor(
         as_int(num_segments, od.name, "num_segments"), ids.dtype)
-    return execute(od, [x, ids, n], {})
+    return execute(od, [x, ids, n], {}, name)
   f.__name__ = f.__qualname__ = name
   f.__doc__ = (f"tf.math.{name}: reduces the rows of `data` with equal `segment_ids` into "
                f"`num_segments` rows (negative ids are dropped).")

@@ -54,7 +54,7 @@ def top_k(input, k=1, sorted=True, index_type=_int32, name=None):  # noqa: A002
     raise InvalidArgumentError(None, None, f"Need k >= 0, got {k} [Op:TopKV2]")
   if x.shape.rank == 0:
     raise InvalidArgumentError(None, None, "input must be >= 1-D, got shape [] [Op:TopKV2]")
-  v, i = execute(TopKV2, [x], {"k": k, "sorted": bool(sorted)})
+  v, i = execute(TopKV2, [x], {"k": k, "sorted": bool(sorted)}, name)
   return _TopK(v, i)
 
 
@@ -82,7 +82,7 @@ def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
     raise ValueError(f'`direction` must be one of "ASCENDING" or "DESCENDING", got {direction!r}')
   x = convert_to_tensor(values)
   ax = single_axis(axis, x.shape.rank, "ArgSort")
-  return execute(ArgSort, [x], {"axis": ax, "descending": direction == "DESCENDING"})
+  return execute(ArgSort, [x], {"axis": ax, "descending": direction == "DESCENDING"}, name)
 
 
 @op("ArgSort", dtypes=_dt.REAL, shape=lambda i, a: [(i[0].shape, _int32)], differentiable=False)
@@ -113,7 +113,7 @@ def unique(x, out_idx=_int32, name=None):
   t = convert_to_tensor(x)
   if t.shape.rank != 1:
     raise InvalidArgumentError(None, None, "unique expects a 1D vector. [Op:Unique]")
-  y, idx = execute(Unique, [t], {"out_idx": _dt.as_dtype(out_idx)})
+  y, idx = execute(Unique, [t], {"out_idx": _dt.as_dtype(out_idx)}, name)
   return _Unique(y, idx)
 
 
@@ -141,7 +141,7 @@ def searchsorted(sorted_sequence, values, side="left", out_type=_int32, name=Non
       and s.shape.rank != 1:
     raise InvalidArgumentError(None, None, "sorted_sequence and values must have the same rank "
                                "[Op:SearchSorted]")
-  return execute(SearchSorted, [s, v], {"side": side, "out_type": _dt.as_dtype(out_type)})
+  return execute(SearchSorted, [s, v], {"side": side, "out_type": _dt.as_dtype(out_type)}, name)
 
 
 _UniqueWithCounts = _nt("UniqueWithCounts", ["y", "idx", "count"])
