@@ -526,7 +526,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
       raise InvalidArgumentError(None, None, f"Number of ways to split should evenly divide the "
                                  f"split dimension, but got split_dim {ax} (size = {n}) and "
                                  f"num_split {k} [Op:Split]")
-    return list(execute(Split, [x], {"num_split": k, "axis": ax}))
+    return list(execute(Split, [x], {"num_split": k, "axis": ax}, name))
   sz = convert_to_tensor(num_or_size_splits)
   if not sz.dtype.is_integer or sz.shape.rank != 1:
     raise InvalidArgumentError(None, None, f"size_splits must be a 1-D integer tensor, got "
@@ -545,7 +545,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
   k = sz.shape[0] if num is None else as_int(num, "SplitV", "num")
   if k is None:
     raise ValueError(f"Cannot infer argument `num` from shape {sz.shape}")
-  return list(execute(SplitV, [x, sz], {"num_split": k, "axis": ax}))
+  return list(execute(SplitV, [x, sz], {"num_split": k, "axis": ax}, name))
 
 
 # ----------------------------------------------------------- expand/squeeze

@@ -290,14 +290,14 @@ def where(condition, x=None, y=None, name=None):
   if x is None and y is None:
     if c.dtype is not _dt.bool:
       c = _math().not_equal(c, zeros_like(c))
-    return execute(Where, [c], {})
+    return execute(Where, [c], {}, name)
   if x is None or y is None:
     raise ValueError("x and y must both be non-None or both be None.")
   if c.dtype is not _dt.bool:
     raise InvalidArgumentError(None, None, f"condition must be a bool tensor, got "
                                f"{c.dtype.name} [Op:SelectV2]")
   x, y = convert_inputs(SelectV2, (c, x, y))[1:]
-  return execute(SelectV2, [c, x, y], {})
+  return execute(SelectV2, [c, x, y], {}, name)
 
 
 @dispatch.add_dispatch_support
@@ -399,7 +399,7 @@ def slice(input_, begin, size, name=None):  # noqa: A001
   bt, st = convert_to_tensor(begin), convert_to_tensor(size)
   if constant_value(bt) is None or constant_value(st) is None:
     return execute(Slice, [x, bt, st if st.dtype is bt.dtype else
-                           _math().cast(st, bt.dtype)], {})
+                           _math().cast(st, bt.dtype)], {}, name)
   b = [int(v) for v in np.reshape(constant_value(bt), [-1])]
   s = [int(v) for v in np.reshape(constant_value(st), [-1])]
   r = x.shape.rank
@@ -416,7 +416,7 @@ def slice(input_, begin, size, name=None):  # noqa: A001
       raise InvalidArgumentError(None, None, f"Expected size[{i}] in [0, {dims[i] - bb}], but "
                                  f"got {ss} [Op:Slice]")
     spec.append(("s", bb, end, None))
-  return execute(StridedSlice, [x], {"spec": tuple(spec)})
+  return execute(StridedSlice, [x], {"spec": tuple(spec)}, name)
 
 
 def _index_value(v, inputs):

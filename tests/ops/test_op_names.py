@@ -40,6 +40,12 @@ _CASES = {
     "zeros_like": lambda x: tf.zeros_like(x, name="my_zeros_like"),
     "one_hot": lambda x: tf.one_hot(tf.cast(x[0], tf.int32), 3, name="my_one_hot"),
     "argsort": lambda x: tf.argsort(x, name="my_argsort"),
+    "split": lambda x: tf.split(x, 3, axis=1, name="my_split")[0],
+    "where": lambda x: tf.where(x > 2., x, -x, name="my_where"),
+    "slice": lambda x: tf.slice(x, [0, 1], [2, 2], name="my_slice"),
+    "bias_add": lambda x: tf.nn.bias_add(x, [1., 2., 3.], name="my_bias_add"),
+    "softmax_ce": lambda x: tf.nn.softmax_cross_entropy_with_logits(
+        tf.nn.softmax(x), x, name="my_ce"),
     "segment_sum": lambda x: tf.math.unsorted_segment_sum(x, [0, 0], 1, name="my_segsum"),
 }
 
