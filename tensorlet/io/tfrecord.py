@@ -118,8 +118,10 @@ class TFRecordWriter:
   """Writes records to a TFRecord file (tf.io.TFRecordWriter).
 
   Example:
-    >>> with tf.io.TFRecordWriter(path) as w:
-    ...   w.write(example.SerializeToString())
+    >>> with tf.io.TFRecordWriter("data.tfrecord") as w:
+    ...   w.write(b"record")
+    >>> [r.numpy() for r in tf.data.TFRecordDataset("data.tfrecord")]
+    [b'record']
   """
 
   def __init__(self, path, options=None):

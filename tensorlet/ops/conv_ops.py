@@ -739,8 +739,10 @@ def _pool2d(od, input, ksize, strides, padding, data_format):  # noqa: A002
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
   """Max over ksize windows of NHWC `input` ("SAME" or "VALID" padding).
 
-  >>> tf.nn.max_pool2d(tf.reshape(tf.range(16.), [1, 4, 4, 1]), 2, 2, "VALID")[0, :, :, 0]
-  ... # [[5., 7.], [13., 15.]]
+  >>> x = tf.reshape(tf.range(16.), [1, 4, 4, 1])
+  >>> tf.nn.max_pool2d(x, 2, 2, "VALID")[0, :, :, 0].numpy()
+  array([[ 5.,  7.],
+         [13., 15.]], dtype=float32)
   """
   return _pool2d(MaxPool, input, ksize, strides, padding, data_format)
 

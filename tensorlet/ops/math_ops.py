@@ -7,20 +7,20 @@ from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops
 from tensorlet.ops import composite_dispatch as dispatch
-from tensorlet.ops._common import (BOOL, FLOAT, FLOAT_C, INT, NUM_STR, NUMERIC, REAL, as_int,
-                                   as_sequence, broadcast_bool, broadcast_shape, norm_axis,
+from tensorlet.ops._common import (BOOL, FLOAT, FLOAT_C, INT, NUM_STR, NUMERIC, REAL,
+                                   as_sequence, broadcast_bool, broadcast_shape,
                                    reduced_shape, same_shape, single_axis)
 from tensorlet.ops.registry import (add_identity, convert_inputs, div_identity, execute,
                                     mul_identity, op, sub_identity)
 from tensorlet.tensor_shape import TensorShape
-from tensorlet.tensor import EagerTensor, Tensor, constant, convert_to_tensor
+from tensorlet.tensor import EagerTensor, convert_to_tensor
 
 
 
 def _unary_public(od, name, doc):
   def f(x, name=None):
     try:
-      return execute(od, convert_inputs(od, (x,)), {})
+      return execute(od, convert_inputs(od, (x,)), {}, name)
     except (TypeError, ValueError):
       r = dispatch.composite_fallback(f, (x,), {})
       if r is None:
@@ -34,7 +34,7 @@ def _unary_public(od, name, doc):
 def _binary_public(od, name, doc):
   def f(x, y, name=None):
     try:
-      return execute(od, convert_inputs(od, (x, y)), {})
+      return execute(od, convert_inputs(od, (x, y)), {}, name)
     except (TypeError, ValueError):
       r = dispatch.composite_fallback(f, (x, y), {})
       if r is None:
@@ -227,7 +227,7 @@ atan2 = _binary_public(Atan2, "atan2", "arctan(y / x) with the quadrant of (x, y
 
 def pow(x, y, name=None):  # noqa: A001 - mirrors tf.pow
   """x ** y elementwise."""
-  return execute(Pow, convert_inputs(Pow, (x, y)), {})
+  return execute(Pow, convert_inputs(Pow, (x, y)), {}, name)
 
 
 def _int_to_float(dt):
@@ -242,7 +242,7 @@ def truediv(x, y, name=None):
   if x.dtype.is_integer:
     ft = _int_to_float(x.dtype)
     x, y = cast(x, ft), cast(y, ft)
-  return execute(RealDiv, [x, y], {})
+  return execute(RealDiv, [x, y], {}, name)
 
 
 def divide(x, y, name=None):
@@ -370,7 +370,7 @@ def abs(x, name=None):  # noqa: A001 - mirrors tf.abs
   x = convert_to_tensor(x)
   if x.dtype.is_complex:
     return ComplexAbs(x)
-  return execute(Abs, [x], {})
+  return execute(Abs, [x], {}, name)
 
 
 @op("ComplexAbs", dtypes=_dt.COMPLEX, shape=lambda i, a: [(i[0].shape, i[0].dtype.real_dtype)])
@@ -425,262 +425,6 @@ logical_or = _binary_public(LogicalOr, "logical_or", "Elementwise OR of bool ten
 logical_xor = _binary_public(LogicalXor, "logical_xor", "Elementwise XOR of bool tensors.")
 equal = _binary_public(Equal, "equal", "x == y elementwise.")
 not_equal = _binary_public(NotEqual, "not_equal", "x != y elementwise.")
-
-
-# ------------------------------------------------------------ reductions
-
-def _reduce_shape(inputs, attrs):
-  x = inputs[0]
-  return [(reduced_shape(x.shape, attrs["axis"], attrs["keepdims"]), x.dtype)]
-
-
-def _keep_shape(x, axis):
-  """Shape of `x` reduced over `axis` with keepdims, as a list or a tensor."""
-  if x.shape.is_fully_defined():
-    dims = x.shape.as_list()
-    return [1 if axis is None or i in axis else d for i, d in enumerate(dims)]
-  shp = array_ops.shape(x)
-  if axis is None:
-    return array_ops.ones_like(shp)
-  r = x.shape.rank
-  if r is not None:
-    mask = np.array([i in axis for i in range(r)])
-  else:
-    idx = array_ops.expand_dims(array_ops.range(array_ops.size(shp)), 1)
-    mask = reduce_any(equal(idx, np.array(axis, np.int32)[None, :]), axis=1)
-  return array_ops.where(mask, array_ops.ones_like(shp), shp)
-
-
-def _broadcast_back(dy, x, axis):
-  return array_ops.broadcast_to(array_ops.reshape(dy, _keep_shape(x, axis)), array_ops.shape(x))
-
-
-def _np_reduce(fn):
-  def k(x, *, axis=None, keepdims=False):
-    r = fn(x, axis=axis, keepdims=keepdims)
-    return r.astype(x.dtype, copy=False) if r.dtype != x.dtype else r
-  return k
-
-
-Sum = op("Sum", dtypes=NUMERIC, shape=_reduce_shape, grad_shape="exact")(_np_reduce(np.sum))
-Prod = op("Prod", dtypes=NUMERIC, shape=_reduce_shape)(_np_reduce(np.prod))
-def _np_extreme(fn, identity):
-  plain = _np_reduce(fn)
-
-  def k(x, *, axis=None, keepdims=False):
-    if x.size:
-      return plain(x, axis=axis, keepdims=keepdims)
-    # NOTE: as TF, an empty reduction gives the identity (-inf / the dtype's lowest for max).
-    return fn(x, axis=axis, keepdims=keepdims, initial=identity(x.dtype))
-  return k
-
-
-def _max_identity(dt):
-  return -np.inf if dt.kind == "f" else np.iinfo(dt).min
-
-
-def _min_identity(dt):
-  return np.inf if dt.kind == "f" else np.iinfo(dt).max
-
-
-Max = op("Max", dtypes=REAL, shape=_reduce_shape)(_np_extreme(np.max, _max_identity))
-Min = op("Min", dtypes=REAL, shape=_reduce_shape)(_np_extreme(np.min, _min_identity))
-Any = op("Any", dtypes=BOOL, shape=_reduce_shape, differentiable=False)(_np_reduce(np.any))
-All = op("All", dtypes=BOOL, shape=_reduce_shape, differentiable=False)(_np_reduce(np.all))
-
-
-@op("Mean", dtypes=NUMERIC, shape=_reduce_shape, grad_shape="exact")
-def Mean(x, *, axis=None, keepdims=False):
-  if x.dtype.kind in "iu":
-    n = x.size if axis is None else int(np.prod([x.shape[a] for a in axis]))
-    s = np.sum(x, axis=axis, keepdims=keepdims, dtype=np.int64)
-    return (np.trunc(s / max(n, 1))).astype(x.dtype)
-  if x.size:
-    r = np.mean(x, axis=axis, keepdims=keepdims)
-  else:  # NOTE: the mean of nothing is NaN (0/0), as TF, without NumPy's warning.
-    with np.errstate(invalid="ignore", divide="ignore"):
-      r = np.sum(x, axis=axis, keepdims=keepdims) / x.dtype.type(0)
-  return r.astype(x.dtype, copy=False) if r.dtype != x.dtype else r
-
-
-@Sum.def_grad
-def _(op, dy):
-  return [_broadcast_back(dy, op.inputs[0], op.attrs["axis"])]
-
-
-@Mean.def_grad
-def _(op, dy):
-  x = op.inputs[0]
-  axis = op.attrs["axis"]
-  g = _broadcast_back(dy, x, axis)
-  if x.shape.is_fully_defined():
-    dims = x.shape.as_list()
-    n = int(np.prod([d for i, d in enumerate(dims) if axis is None or i in axis]))
-    return [g / float(max(n, 1))]
-  n = cast(size(x), dy.dtype) / cast(size(dy), dy.dtype)
-  return [g / n]
-
-
-def _minmax_grad(op, dy):
-  x = op.inputs[0]
-  axis = op.attrs["axis"]
-  y = array_ops.reshape(op.outputs[0], _keep_shape(x, axis))
-  ind = cast(equal(x, y), dy.dtype)
-  num = array_ops.reshape(reduce_sum(ind, axis=list(axis) if axis else None, keepdims=False),
-                          _keep_shape(x, axis))
-  return [ind / num * _broadcast_back(dy, x, axis)]
-
-
-Max.def_grad(_minmax_grad)
-Min.def_grad(_minmax_grad)
-
-
-@Prod.def_grad
-def _(op, dy):
-  x = op.inputs[0]
-  axis = op.attrs["axis"]
-  y = array_ops.reshape(op.outputs[0], _keep_shape(x, axis))
-  # NOTE: prod/x is exact when x has no zeros; where it does, the product of the
-  # others is recomputed with the zero replaced by one.
-  nz = not_equal(x, array_ops.zeros_like(x))
-  safe = array_ops.where(nz, x, array_ops.ones_like(x))
-  others = array_ops.reshape(reduce_prod(safe, axis=list(axis) if axis else None),
-                             _keep_shape(x, axis))
-  zeros = cast(logical_not(nz), x.dtype)
-  nzeros = array_ops.reshape(reduce_sum(zeros, axis=list(axis) if axis else None),
-                             _keep_shape(x, axis))
-  g = array_ops.where(nz, y / safe, array_ops.where(equal(nzeros, array_ops.ones_like(nzeros)),
-                                                    others, array_ops.zeros_like(others)))
-  return [g * _broadcast_back(dy, x, axis)]
-
-
-def _reduce_public(od, name):
-  def f(input_tensor, axis=None, keepdims=False, name=None):
-    x = convert_to_tensor(input_tensor)
-    if od in (Any, All) and x.dtype is not _dt.bool:
-      raise InvalidArgumentError(None, None, f"{od.name} requires a bool input, got "
-                                 f"{x.dtype.name} [Op:{od.name}]")
-    ax = norm_axis(axis, x.shape.rank, od.name)
-    return execute(od, [x], {"axis": ax, "keepdims": bool(keepdims)})
-  f.__name__ = f.__qualname__ = name
-  f.__doc__ = f"tf.{name}: reduces `input_tensor` over `axis` (all axes when None)."
-  return dispatch.add_dispatch_support(f)
-
-
-reduce_sum = _reduce_public(Sum, "reduce_sum")
-reduce_mean = _reduce_public(Mean, "reduce_mean")
-reduce_max = _reduce_public(Max, "reduce_max")
-reduce_min = _reduce_public(Min, "reduce_min")
-reduce_prod = _reduce_public(Prod, "reduce_prod")
-reduce_any = _reduce_public(Any, "reduce_any")
-reduce_all = _reduce_public(All, "reduce_all")
-
-
-def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
-  """log(sum(exp(x))) computed stably."""
-  x = convert_to_tensor(input_tensor)
-  m = stop_gradient_(reduce_max(x, axis=axis, keepdims=True))
-  m = array_ops.where(is_finite(m), m, array_ops.zeros_like(m))
-  r = log(reduce_sum(exp(x - m), axis=axis, keepdims=True)) + m
-  if not keepdims:
-    ax = norm_axis(axis, x.shape.rank, "Sum")
-    r = array_ops.reshape(r, reduced_shape(x.shape, ax, False).as_list()) \
-        if x.shape.is_fully_defined() else array_ops.squeeze(r, axis=ax)
-  return r
-
-
-def stop_gradient_(x):
-  return array_ops.stop_gradient(x)
-
-
-def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
-  """Mean squared deviation from the mean over `axis` (float or complex input)."""
-  x = convert_to_tensor(input_tensor)
-  if not (x.dtype.is_floating or x.dtype.is_complex):
-    raise TypeError(f"Input must be either real or complex. Received integer type "
-                    f"{x.dtype!r}." if x.dtype.is_integer else
-                    f"Input must be either real or complex. Received {x.dtype!r}.")
-  m = reduce_mean(x, axis=axis, keepdims=True)
-  d = x - m
-  if x.dtype.is_complex:
-    return reduce_mean(real(d * conj(d)), axis=axis, keepdims=keepdims)
-  return reduce_mean(square(d), axis=axis, keepdims=keepdims)
-
-
-def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
-  return sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))
-
-
-def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
-  return sqrt(reduce_sum(square(input_tensor), axis=axis, keepdims=keepdims))
-
-
-def count_nonzero(input, axis=None, keepdims=False, dtype=_dt.int64, name=None):  # noqa: A002
-  x = convert_to_tensor(input)
-  nz = not_equal(x, array_ops.zeros_like(x)) if x.dtype is not _dt.string else \
-      not_equal(x, b"")
-  return cast(reduce_sum(cast(nz, _dt.int64), axis=axis, keepdims=keepdims), dtype)
-
-
-@op("SumToShape", type_inputs=(0,), dtypes=NUMERIC,
-    shape=lambda i, a: [(TensorShape(None), i[0].dtype)])
-def SumToShape(g, shape):
-  """Sums `g` down to `shape` (the reverse of broadcasting)."""
-  shape = tuple(int(d) for d in shape)
-  lead = g.ndim - len(shape)
-  axes = tuple(range(lead)) + tuple(i + lead for i, d in enumerate(shape)
-                                    if d == 1 and g.shape[i + lead] != 1)
-  r = np.sum(g, axis=axes, keepdims=False) if axes else g
-  return np.reshape(r, shape).astype(g.dtype, copy=False)
-
-
-@SumToShape.def_grad
-def _(op, dy):
-  return [array_ops.broadcast_to(dy, array_ops.shape(op.inputs[0])), None]
-
-
-def sum_to_shape(g, shape):
-  return execute(SumToShape, [g, convert_to_tensor(shape, _dt.int32)], {})
-
-
-def _addn_shape(inputs, attrs):
-  s = inputs[0].shape
-  for i, t in enumerate(inputs[1:], 1):
-    if not t.shape.is_compatible_with(s):
-      raise ValueError(f"Inputs to operation AddN of type AddN must have the same size and "
-                       f"shape.  Input 0: {_sh(s.as_list())} != input {i}: "
-                       f"{_sh(t.shape.as_list())}")
-    s = s.merge_with(t.shape)
-  return [(s, inputs[0].dtype)]
-
-
-@op("AddN", dtypes=NUMERIC, shape=_addn_shape)
-def AddN(*xs):
-  if any(x.shape != xs[0].shape for x in xs[1:]):
-    raise ValueError("AddN inputs differ in shape")  # reworded by the shape rule
-  r = xs[0] + xs[1] if len(xs) > 1 else np.copy(xs[0])
-  for x in xs[2:]:
-    r = r + x
-  return r
-
-
-@AddN.def_grad
-def _(op, dy):
-  return [dy] * len(op.inputs)
-
-
-def add_n(inputs, name=None):
-  """Sum of a list of tensors of the same shape and dtype."""
-  if isinstance(inputs, Tensor):
-    inputs = [inputs]
-  inputs = as_sequence(inputs, "AddN", "inputs")
-  if not inputs:
-    raise ValueError("inputs must be an iterable of at least one Tensor/IndexedSlices with the "
-                     "same dtype and shape")
-  ts = convert_inputs(AddN, list(inputs))
-  if len(ts) == 1:
-    return ts[0]
-  return execute(AddN, ts, {})
 
 
 # ---------------------------------------------------------------- matmul
@@ -771,7 +515,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         f"[Op:MatMul]" if ra != rb else
         f"In[0] and In[1] must be matrices, got shapes {a.shape} and {b.shape} [Op:MatMul]")
   od = MatMul if ra == 2 and rb == 2 else BatchMatMulV2
-  return execute(od, [a, b], attrs)
+  return execute(od, [a, b], attrs, name)
 
 
 # ------------------------------------------------------------------ cast
@@ -806,7 +550,7 @@ def cast(x, dtype, name=None):
     from tensorlet.errors import UnimplementedError
     raise UnimplementedError(None, None, f"Cast {x.dtype.name} to {dtype.name} is not "
                              f"supported [Op:Cast]")
-  return execute(Cast, [x], {"DstT": dtype})
+  return execute(Cast, [x], {"DstT": dtype}, name)
 
 
 def saturate_cast(value, dtype, name=None):
@@ -861,7 +605,8 @@ def _cum_public(od, name):
   def f(x, axis=0, exclusive=False, reverse=False, name=None):
     x = convert_to_tensor(x)
     ax = single_axis(axis, x.shape.rank, od.name)
-    return execute(od, [x], {"axis": ax, "exclusive": bool(exclusive), "reverse": bool(reverse)})
+    attrs = {"axis": ax, "exclusive": bool(exclusive), "reverse": bool(reverse)}
+    return execute(od, [x], attrs, name)
   f.__name__ = f.__qualname__ = name
   f.__doc__ = f"tf.math.{name} along `axis`, optionally exclusive and/or reversed."
   return f
@@ -895,7 +640,7 @@ def _arg_public(od, name):
     if x.shape[ax] == 0:
       raise InvalidArgumentError(None, None, f"Reduction axis {ax} is empty in shape "
                                  f"{x.shape} [Op:{od.name}]")
-    return execute(od, [x], {"axis": ax, "output_type": _dt.as_dtype(output_type)})
+    return execute(od, [x], {"axis": ax, "output_type": _dt.as_dtype(output_type)}, name)
   f.__name__ = f.__qualname__ = name
   f.__doc__ = f"Index of the {'largest' if od is ArgMax else 'smallest'} value along `axis`."
   return f
@@ -919,7 +664,7 @@ def _(op, dy):
 
 def conj(x, name=None):
   x = convert_to_tensor(x)
-  return execute(Conj, [x], {}) if x.dtype.is_complex else x
+  return execute(Conj, [x], {}, name) if x.dtype.is_complex else x
 
 
 @op("Real", dtypes=_dt.COMPLEX, shape=lambda i, a: [(i[0].shape, i[0].dtype.real_dtype)])
@@ -944,12 +689,12 @@ def _(op, dy):
 
 def real(input, name=None):  # noqa: A002
   x = convert_to_tensor(input)
-  return execute(Real, [x], {}) if x.dtype.is_complex else x
+  return execute(Real, [x], {}, name) if x.dtype.is_complex else x
 
 
 def imag(input, name=None):  # noqa: A002
   x = convert_to_tensor(input)
-  return execute(Imag, [x], {}) if x.dtype.is_complex else array_ops.zeros_like(x)
+  return execute(Imag, [x], {}, name) if x.dtype.is_complex else array_ops.zeros_like(x)
 
 
 def _complex_shape(inputs, attrs):
@@ -1012,151 +757,9 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
   return x * rsqrt(maximum(sq, epsilon))
 
 
-# ------------------------------------------------------------- segments
-
-def _segment_shape(inputs, attrs):
-  from tensorlet.ops.registry import constant_value
-  x, ids = inputs[0], inputs[1]
-  n = constant_value(inputs[2])
-  n = None if n is None else int(n)
-  if x.shape.rank is None or ids.shape.rank is None:
-    return [(TensorShape(None), x.dtype)]
-  return [(TensorShape([n] + x.shape.as_list()[ids.shape.rank:]), x.dtype)]
 
 
-def _segment_kernel(ufunc, empty):
-  def k(data, segment_ids, num_segments):
-    num_segments = as_int(num_segments, "UnsortedSegment", "num_segments")
-    if np.shape(data)[:np.ndim(segment_ids)] != np.shape(segment_ids):
-      raise InvalidArgumentError(None, None, f"segment_ids.shape = {_sh(np.shape(segment_ids))} "
-                                 f"must be a prefix of data.shape = {_sh(np.shape(data))}")
-    if np.size(segment_ids) and np.max(segment_ids) >= num_segments:
-      raise InvalidArgumentError(None, None, f"segment_ids[{int(np.argmax(segment_ids))}] = "
-                                 f"{np.max(segment_ids)} is out of range [0, {num_segments})")
-    ids = np.reshape(segment_ids, [-1])
-    rows = np.reshape(data, (ids.size,) + np.shape(data)[np.ndim(segment_ids):])
-    keep = ids >= 0  # NOTE: TF drops negative ids
-    out = np.full((num_segments,) + rows.shape[1:], empty(data.dtype), dtype=data.dtype)
-    ufunc.at(out, ids[keep], rows[keep])
-    return out
-  return k
-
-
-def _lowest(dt):
-  return np.finfo(dt).min if dt.kind == "f" else np.iinfo(dt).min
-
-
-def _highest(dt):
-  return np.finfo(dt).max if dt.kind == "f" else np.iinfo(dt).max
-
-
-UnsortedSegmentSum = op("UnsortedSegmentSum", type_inputs=(0,), dtypes=NUMERIC,
-                        shape=_segment_shape)(_segment_kernel(np.add, lambda dt: 0))
-UnsortedSegmentMax = op("UnsortedSegmentMax", type_inputs=(0,), dtypes=REAL,
-                        shape=_segment_shape)(_segment_kernel(np.maximum, _lowest))
-UnsortedSegmentMin = op("UnsortedSegmentMin", type_inputs=(0,), dtypes=REAL,
-                        shape=_segment_shape)(_segment_kernel(np.minimum, _highest))
-UnsortedSegmentProd = op("UnsortedSegmentProd", type_inputs=(0,), dtypes=NUMERIC,
-                         shape=_segment_shape, differentiable=False)(
-                             _segment_kernel(np.multiply, lambda dt: 1))
-
-
-def _gather_drop_negatives(params, ids):
-  """gather(params, ids) with the rows of negative ids zeroed (TF's segment gradients)."""
-  keep = greater_equal(ids, array_ops.zeros_like(ids))
-  g = array_ops.gather(params, array_ops.where(keep, ids, array_ops.zeros_like(ids)))
-  if g.shape.rank is not None and keep.shape.rank is not None:
-    extra = array_ops.ones([g.shape.rank - keep.shape.rank], _dt.int32)
-  else:
-    extra = array_ops.fill([array_ops.rank(g) - array_ops.rank(keep)], 1)
-  keep = array_ops.reshape(keep, array_ops.concat([array_ops.shape(keep), extra], 0))
-  return array_ops.where(keep, g, array_ops.zeros_like(g))
-
-
-@UnsortedSegmentSum.def_grad
-def _(op, dy):
-  return [_gather_drop_negatives(dy, op.inputs[1]), None, None]
-
-
-def _segment_minmax_grad(op, dy):
-  # TF's rule: the gradient is shared equally by the elements that hit the extremum.
-  x, ids = op.inputs[0], op.inputs[1]
-  hit = cast(equal(x, _gather_drop_negatives(op.outputs[0], ids)), dy.dtype)
-  n = execute(UnsortedSegmentSum, [hit, ids, op.inputs[2]], {})
-  return [_gather_drop_negatives(div_no_nan(dy, n), ids) * hit, None, None]
-
-
-UnsortedSegmentMax.def_grad(_segment_minmax_grad)
-UnsortedSegmentMin.def_grad(_segment_minmax_grad)
-
-
-def _unsorted_public(od, name):
-  def f(data, segment_ids, num_segments, name=None):
-    x = convert_to_tensor(data)
-    ids = convert_to_tensor(segment_ids)
-    if not ids.dtype.is_integer:
-      raise InvalidArgumentError(None, None, f"Value for attr 'Tindices' of {ids.dtype.name} is "
-                                 f"not in the list of allowed values: int32, int64 "
-                                 f"[Op:{od.name}]")
-    n = num_segments if isinstance(num_segments, Tensor) else convert_to_tensor(
-        as_int(num_segments, od.name, "num_segments"), ids.dtype)
-    return execute(od, [x, ids, n], {})
-  f.__name__ = f.__qualname__ = name
-  f.__doc__ = (f"tf.math.{name}: reduces the rows of `data` with equal `segment_ids` into "
-               f"`num_segments` rows (negative ids are dropped).")
-  return f
-
-
-unsorted_segment_sum = _unsorted_public(UnsortedSegmentSum, "unsorted_segment_sum")
-unsorted_segment_max = _unsorted_public(UnsortedSegmentMax, "unsorted_segment_max")
-unsorted_segment_min = _unsorted_public(UnsortedSegmentMin, "unsorted_segment_min")
-unsorted_segment_prod = _unsorted_public(UnsortedSegmentProd, "unsorted_segment_prod")
-
-
-def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
-  """Mean of the rows of each segment (0 for empty segments)."""
-  x = convert_to_tensor(data)
-  ids = convert_to_tensor(segment_ids)
-  s = unsorted_segment_sum(x, ids, num_segments)
-  n = unsorted_segment_sum(array_ops.ones_like(ids, dtype=x.dtype), ids, num_segments)
-  n = array_ops.reshape(maximum(n, array_ops.ones_like(n)), array_ops.concat(
-      [array_ops.shape(n), array_ops.ones_like(array_ops.shape(s)[1:])], 0))
-  return s / n
-
-
-def _sorted_segment(unsorted, empty_is_zero):
-  def f(data, segment_ids, name=None):
-    from tensorlet.ops.registry import constant_value
-    ids = convert_to_tensor(segment_ids)
-    v = constant_value(ids)
-    if v is not None:
-      v = np.reshape(v, [-1])
-      if v.size and (np.any(np.diff(v) < 0) or v[0] < 0):
-        raise InvalidArgumentError(None, None, "segment ids are not increasing or are negative")
-      n = int(v[-1]) + 1 if v.size else 0
-    else:  # known at run time only: one more than the largest id
-      n = reduce_max(array_ops.concat([array_ops.reshape(ids, [-1]),
-                                       constant([-1], ids.dtype)], 0)) + 1
-    r = unsorted(data, ids, n)
-    if empty_is_zero:  # TF's sorted max/min give 0 for empty segments
-      cnt = unsorted_segment_sum(array_ops.ones_like(ids), ids, n)
-      cnt = array_ops.reshape(cnt, array_ops.concat(
-          [array_ops.shape(cnt), array_ops.ones_like(array_ops.shape(r)[1:])], 0))
-      r = array_ops.where(array_ops.broadcast_to(greater(cnt, 0), array_ops.shape(r)), r,
-                          array_ops.zeros_like(r))
-    return r
-  f.__doc__ = "Segment reduction over sorted `segment_ids` (segments 0..max id)."
-  return f
-
-
-segment_sum = _sorted_segment(unsorted_segment_sum, False)
-segment_mean = _sorted_segment(unsorted_segment_mean, False)
-segment_max = _sorted_segment(unsorted_segment_max, True)
-segment_min = _sorted_segment(unsorted_segment_min, True)
-segment_prod = _sorted_segment(unsorted_segment_prod, False)
-
-
-# --------------------------------------------------------- small extras
+# ------------------------------- no-nan/truncating arithmetic, monotonicity, confusion
 
 @op("MulNoNan", dtypes=FLOAT_C, shape=broadcast_shape)
 def MulNoNan(x, y):
@@ -1240,3 +843,18 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
     if ok is not None and not ok:
       raise InvalidArgumentError(None, None, f"`{what}` out of bound [Op:ConfusionMatrix]")
   return array_ops.scatter_nd(array_ops.stack([lab, pred], axis=1), w, array_ops.stack([n, n]))
+
+
+# Moved by topic; re-exported so `from tensorlet.ops.math_ops import X` keeps working.
+from tensorlet.ops.reduction_ops import (Sum, Prod, Max, Min, Any, All, Mean, reduce_sum,
+                                         reduce_mean, reduce_max, reduce_min, reduce_prod,
+                                         reduce_any, reduce_all, reduce_logsumexp, stop_gradient_,
+                                         reduce_variance, reduce_std, reduce_euclidean_norm,
+                                         count_nonzero, SumToShape, sum_to_shape, AddN,
+                                         add_n)  # noqa: E402,F401
+from tensorlet.ops.segment_ops import (UnsortedSegmentSum, UnsortedSegmentMax, UnsortedSegmentMin,
+                                       UnsortedSegmentProd, unsorted_segment_sum,
+                                       unsorted_segment_max, unsorted_segment_min,
+                                       unsorted_segment_prod, unsorted_segment_mean, segment_sum,
+                                       segment_mean, segment_max, segment_min,
+                                       segment_prod)  # noqa: E402,F401

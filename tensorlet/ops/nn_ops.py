@@ -365,7 +365,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
   if axis not in (-1, None) and r is not None and axis % r != r - 1:
     perm = [i for i in range(r) if i != axis % r] + [axis % r]
     x, y = _a.transpose(x, perm), _a.transpose(y, perm)
-  loss = execute(SoftmaxCrossEntropyWithLogits, [x, y], {})[0]
+  loss = execute(SoftmaxCrossEntropyWithLogits, [x, y], {}, name)[0]
   return _m.cast(loss, _dt.float16) if back else loss
 
 
@@ -395,7 +395,7 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     raise InvalidArgumentError(None, None, f"Value for attr 'Tlabels' of {y.dtype.name} is not "
                                f"in the list of allowed values: int32, int64 "
                                f"[Op:SparseSoftmaxCrossEntropyWithLogits]")
-  loss = execute(SparseSoftmaxCrossEntropyWithLogits, [x, y], {})[0]
+  loss = execute(SparseSoftmaxCrossEntropyWithLogits, [x, y], {}, name)[0]
   return _m.cast(loss, _dt.float16) if back else loss
 
 
@@ -485,10 +485,10 @@ def bias_add(value, bias, data_format=None, name=None):
   if data_format is not None:
     data_format = as_str(data_format, "BiasAdd", "data_format")
   if data_format is not None and data_format.startswith("NC"):
-    return execute(BiasAdd, [v, b], {"data_format": "NCHW"})
+    return execute(BiasAdd, [v, b], {"data_format": "NCHW"}, name)
   if data_format is not None and not (data_format.startswith("N") and data_format.endswith("C")):
     raise ValueError("data_format must be of the form `N...C` or `NC...`")
-  return execute(BiasAdd, [v, b], {})
+  return execute(BiasAdd, [v, b], {}, name)
 
 
 # ---------------------------------------------------------------- dropout

@@ -4,9 +4,11 @@ Writing needs the `tensorboard` package (the `summary` extra), whose protobuf
 messages the event files are made of; it is imported on the first writer.
 
 Example:
-  >>> writer = tf.summary.create_file_writer("/tmp/logs")
+  >>> writer = tf.summary.create_file_writer("logs")
   >>> with writer.as_default():
-  ...   tf.summary.scalar("loss", 0.25, step=1)
+  ...   written = tf.summary.scalar("loss", 0.25, step=1)
+  >>> bool(written)
+  True
 """
 from tensorlet.summary import experimental
 from tensorlet.summary._api import (flush, histogram, image, record_if, scalar,

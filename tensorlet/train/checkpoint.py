@@ -49,10 +49,12 @@ class Checkpoint:
   Example:
     >>> x = tf.Variable(10.)
     >>> ckpt = tf.train.Checkpoint(x=x)
-    >>> x.assign(2.)
-    >>> path = ckpt.save("/tmp/ckpt/demo")      # "/tmp/ckpt/demo-1"
-    >>> x.assign(11.)
-    >>> ckpt.restore(path).assert_consumed()
+    >>> _ = x.assign(2.)
+    >>> path = ckpt.save("ckpt/demo")
+    >>> path
+    'ckpt/demo-1'
+    >>> _ = x.assign(11.)
+    >>> _ = ckpt.restore(path).assert_consumed()
     >>> x.numpy()
     2.0
   """

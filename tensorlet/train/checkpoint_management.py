@@ -138,7 +138,12 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
   """The prefix of the newest checkpoint recorded in `checkpoint_dir`, or None.
 
   Example:
-    >>> ckpt.restore(tf.train.latest_checkpoint("./ckpt/"))
+    >>> ckpt = tf.train.Checkpoint(v=tf.Variable(1.))
+    >>> tf.train.latest_checkpoint("ckpt_dir") is None
+    True
+    >>> path = ckpt.save("ckpt_dir/ckpt")
+    >>> tf.train.latest_checkpoint("ckpt_dir") == path
+    True
   """
   state = get_checkpoint_state(checkpoint_dir, latest_filename)
   if state is None:
@@ -193,9 +198,13 @@ class CheckpointManager:
     init_fn: called by `restore_or_initialize()` when there is no checkpoint.
 
   Example:
-    >>> manager = tf.train.CheckpointManager(ckpt, "/tmp/run", max_to_keep=3)
-    >>> ckpt.restore(manager.latest_checkpoint)
+    >>> ckpt = tf.train.Checkpoint(v=tf.Variable(1.))
+    >>> manager = tf.train.CheckpointManager(ckpt, "run", max_to_keep=3)
+    >>> manager.latest_checkpoint is None
+    True
     >>> path = manager.save()
+    >>> manager.latest_checkpoint == path
+    True
   """
 
   def __init__(self, checkpoint, directory, max_to_keep, keep_checkpoint_every_n_hours=None,
