@@ -34,7 +34,16 @@ def _shape_arg(shape, op_name):
                                  f"{shape.dtype.name} [Op:{op_name}]")
     return shape
   if isinstance(shape, (list, tuple)) and any(isinstance(d, Tensor) for d in shape):
-    return stack([cast_int(d) for d in shape])
+    # NOTE: as TF packs such a list: int64 if any dimension tensor is int64.
+    for d in shape:
+      if isinstance(d, Tensor) and not d.dtype.is_integer:
+        raise TypeError(f"{op_name}: shape dimensions must be integers, got a "
+                        f"{d.dtype.name} tensor")
+    wide = any(isinstance(d, Tensor) and d.dtype is _dt.int64 for d in shape)
+    dt = _dt.int64 if wide else _dt.int32
+    return stack([_math().cast(d, dt) if isinstance(d, Tensor) and d.dtype is not dt else
+                  d if isinstance(d, Tensor) else
+                  convert_to_tensor(as_int(d, op_name, "shape"), dt) for d in shape])
   try:
     arr = np.asarray(shape if not isinstance(shape, (list, tuple)) else
                      [-1 if d is None else d for d in shape])
@@ -65,10 +74,6 @@ def _dims_arg(shape, op_name):
   """`_shape_arg` for zeros/ones/fill, which also take a scalar n as the shape [n] (TF)."""
   s = _shape_arg(shape, op_name)
   return reshape(s, [1]) if s.shape.rank == 0 else s
-
-
-def cast_int(d):
-  return d if isinstance(d, Tensor) else convert_to_tensor(int(d))
 
 
 def _const_shape(t):
