@@ -161,12 +161,18 @@ def map_structure(func, *structures, check_types=True, expand_composites=False):
 
 def flatten_with_paths(structure):
   out = []
+  open_ = set()
 
   def walk(x, path):
     if is_nested(x):
+      if id(x) in open_:
+        raise ValueError(f"tf.nest: the structure contains itself (a self-referencing "
+                         f"{type(x).__name__}), so it cannot be flattened")
+      open_.add(id(x))
       keys = _sorted_keys(x) if isinstance(x, _abc.Mapping) else range(len(x))
       for k, c in zip(keys, _children(x)):
         walk(c, path + (k,))
+      open_.discard(id(x))
     else:
       out.append((path, x))
   walk(structure, ())

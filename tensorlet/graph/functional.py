@@ -123,6 +123,11 @@ class _Collector:
                                                         validate=False)
 
 
+def _check_fn(fn, api):
+  if not callable(fn):
+    raise TypeError(f"tf.{api}: `fn` must be callable, got {fn!r:.80}")
+
+
 def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
            swap_memory=False, infer_shape=True, name=None, fn_output_signature=None):
   """Stacks fn(x) over the elements x of `elems` (unstacked along their first axis).
@@ -216,18 +221,21 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
          swap_memory=False, infer_shape=True, reverse=False, name=None):
   """Stacks the successive accumulators acc = fn(acc, x) over the elements of `elems`
   (without `initializer`, the first element is the first accumulator)."""
+  _check_fn(fn, "scan")
   return _scan(fn, elems, initializer, reverse, True, "scan")
 
 
 def foldl(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
           swap_memory=False, name=None):
   """The last accumulator of acc = fn(acc, x) over `elems`, first to last."""
+  _check_fn(fn, "foldl")
   return _scan(fn, elems, initializer, False, False, "foldl")
 
 
 def foldr(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
           swap_memory=False, name=None):
   """The last accumulator of acc = fn(acc, x) over `elems`, last to first."""
+  _check_fn(fn, "foldr")
   return _scan(fn, elems, initializer, True, False, "foldr")
 
 
@@ -236,6 +244,7 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
   every op fn uses has a batch rule (ops/batching.py); otherwise a map_fn loop (with a
   warning when `warn`)."""
   from tensorlet.graph import batching
+  _check_fn(fn, "vectorized_map")
   flat = _as_elems(elems, "vectorized_map")
   if not any(isinstance(x, CompositeTensor) for x in flat):
     try:

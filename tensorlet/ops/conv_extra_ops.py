@@ -12,6 +12,7 @@ import numpy as np
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import conv_ops as _c
 from tensorlet.ops import math_ops as _m
+from tensorlet.ops._common import as_int, as_sequence
 from tensorlet.tensor import Tensor, convert_to_tensor
 
 __all__ = ["conv3d", "conv1d_transpose", "conv3d_transpose"]
@@ -21,7 +22,12 @@ def _seq(value, n, name, channels_first):
   """An int or n or n + 2 ints -> the n spatial values (TF's strides/dilations rules)."""
   if value is None:
     return [1] * n
-  v = [value] if isinstance(value, numbers.Integral) else [int(x) for x in value]
+  if isinstance(value, numbers.Integral):
+    v = [value]
+  elif isinstance(value, (list, tuple)):
+    v = [as_int(x, name, name) for x in value]
+  else:
+    raise TypeError(f"`{name}` must be an integer or a list of integers, got {value!r:.80}")
   if len(v) == 1:
     return v * n
   if len(v) == n:
@@ -138,7 +144,10 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
     shape = output_shape if not first else _a.gather(output_shape, [0, 2, 1])
     shape = _a.concat([shape[:1], [1], shape[1:]], 0)
   else:
-    dims = [int(v) for v in output_shape]
+    dims = [as_int(v, "conv1d_transpose", "output_shape") for v in
+            as_sequence(output_shape, "conv1d_transpose", "output_shape")]
+    if len(dims) != 3:
+      raise ValueError(f"conv1d_transpose: `output_shape` must have 3 elements, got {dims}")
     dims = [dims[0], dims[2], dims[1]] if first else dims
     shape = convert_to_tensor(np.array([dims[0], 1, dims[1], dims[2]], np.int32))
   y = _c.conv2d_transpose(_a.expand_dims(x, 1), _a.expand_dims(filters, 0), shape,

@@ -128,6 +128,9 @@ def _sorted_segment(unsorted, empty_is_zero):
   def f(data, segment_ids, name=None):
     from tensorlet.ops.registry import constant_value
     ids = convert_to_tensor(segment_ids)
+    if not ids.dtype.is_integer:
+      raise InvalidArgumentError(None, None, f"Value for attr 'Tindices' of {ids.dtype.name} is "
+                                 f"not in the list of allowed values: int32, int64")
     v = constant_value(ids)
     if v is not None:
       v = np.reshape(v, [-1])
