@@ -137,6 +137,25 @@ class TypeSpec(_types.TraceType):
     return [] if self == other else [(path, self.describe(), other.describe())]
 
 
+class TensorLikeSpec(TypeSpec):
+  """A TypeSpec of a value that has a (dense) shape and a dtype, as sparse and
+  ragged tensors do."""
+
+  __slots__ = ("_shape", "_dtype")
+
+  @classmethod
+  def from_value(cls, value):
+    return value._type_spec
+
+  @property
+  def shape(self):
+    return self._shape
+
+  @property
+  def dtype(self):
+    return self._dtype
+
+
 def type_spec_from_value(value):
   """tf.type_spec_from_value: a composite's spec, or the TensorSpec of a tensor (or of
   what converts to one)."""

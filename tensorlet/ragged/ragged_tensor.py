@@ -11,7 +11,7 @@ import builtins
 import numpy as np
 
 from tensorlet import dtypes as _dt
-from tensorlet.composite_tensor import CompositeTensor, TypeSpec
+from tensorlet.composite_tensor import CompositeTensor, TensorLikeSpec
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops as A
 from tensorlet.ops import math_ops as M
@@ -554,11 +554,11 @@ def convert_to_tensor_or_ragged(value, dtype=None):
   return convert_to_tensor(value, dtype)
 
 
-class RaggedTensorSpec(TypeSpec):
+class RaggedTensorSpec(TensorLikeSpec):
   """The type of a RaggedTensor: shape (ragged dims None), dtype, ragged_rank,
   row_splits_dtype."""
 
-  __slots__ = ("_shape", "_dtype", "_ragged_rank", "_row_splits_dtype", "_flat_values_spec")
+  __slots__ = ("_ragged_rank", "_row_splits_dtype", "_flat_values_spec")
 
   def __init__(self, shape=None, dtype=_dt.float32, ragged_rank=None,
                row_splits_dtype=_dt.int64, flat_values_spec=None):
@@ -577,18 +577,6 @@ class RaggedTensorSpec(TypeSpec):
                        f"({rank}), got {ragged_rank}")
     self._ragged_rank = ragged_rank
     self._flat_values_spec = flat_values_spec
-
-  @classmethod
-  def from_value(cls, value):
-    return value._type_spec
-
-  @property
-  def shape(self):
-    return self._shape
-
-  @property
-  def dtype(self):
-    return self._dtype
 
   @property
   def ragged_rank(self):

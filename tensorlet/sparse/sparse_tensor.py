@@ -3,7 +3,7 @@ int64) of a tensor of `dense_shape`, every other element zero."""
 import numpy as np
 
 from tensorlet import dtypes as _dt
-from tensorlet.composite_tensor import CompositeTensor, TypeSpec
+from tensorlet.composite_tensor import CompositeTensor, TensorLikeSpec
 from tensorlet.ops.registry import constant_value
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet.tensor_shape import TensorShape, as_shape
@@ -135,26 +135,14 @@ class SparseTensor(CompositeTensor):
     raise NotImplementedError("SparseTensor.eval is TF1 Session API; not available in tensorlet")
 
 
-class SparseTensorSpec(TypeSpec):
+class SparseTensorSpec(TensorLikeSpec):
   """The type of a SparseTensor: its dense shape (dims may be None) and dtype."""
 
-  __slots__ = ("_shape", "_dtype")
+  __slots__ = ()
 
   def __init__(self, shape=None, dtype=_dt.float32):
     self._shape = as_shape(shape)
     self._dtype = _dt.as_dtype(dtype)
-
-  @classmethod
-  def from_value(cls, value):
-    return value._type_spec
-
-  @property
-  def shape(self):
-    return self._shape
-
-  @property
-  def dtype(self):
-    return self._dtype
 
   @property
   def value_type(self):
