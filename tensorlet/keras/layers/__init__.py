@@ -50,7 +50,8 @@ from tensorlet.keras.layers.pooling import (AveragePooling2D, AvgPool2D, GlobalA
                                             GlobalMaxPooling2D, MaxPool2D, MaxPooling2D)
 from tensorlet.keras.layers import experimental  # noqa: F401
 from tensorlet.keras.layers.preprocessing import (CategoryEncoding, Hashing,  # noqa: F401
-                                                  IntegerLookup, StringLookup)
+                                                  IntegerLookup, StringLookup,
+                                                  TextVectorization)
 
 
 

@@ -29,11 +29,21 @@ def listify(x):
   return x
 
 
-def validate_mode(value, allowed, layer_name, arg_name="output_mode"):
-  if value not in allowed:
-    raise ValueError(f"Unkown value for `{arg_name}` argument of layer {layer_name}. Allowed "
-                     f"values are: or one of the following values: {allowed}. "
-                     f"Received: {value}")
+def validate_mode(value, allowed, layer_name, arg_name="output_mode", allow_none=False,
+                  allow_callables=False):
+  """Keras' ValueError unless `value` is one of the `allowed` strings (or None, or a
+  callable, where allowed)."""
+  if (allow_none and value is None) or (allow_callables and callable(value)) or \
+      (isinstance(value, str) and value in allowed):
+    return
+  choices = ("`None`, " if allow_none else "") + ("a `Callable`, " if allow_callables else "")
+  note = (f"If restoring a model and `{arg_name}` is a custom callable, please ensure the "
+          f"callable is registered as a custom object. See "
+          f"https://www.tensorflow.org/guide/keras/save_and_serialize"
+          f"#registering_the_custom_object for details. ") if allow_callables else ""
+  raise ValueError(f"Unkown value for `{arg_name}` argument of layer {layer_name}. {note}"
+                   f"Allowed values are: {choices}or one of the following values: {allowed}. "
+                   f"Received: {value}")
 
 
 def _expand(x, axis):
