@@ -94,6 +94,10 @@ def encode_categorical_inputs(inputs, output_mode, depth, dtype="float32", spars
   """Integer ids as vectors of `depth`: one_hot, multi_hot, count or tf_idf."""
   dtype = tf.as_dtype(dtype)
   if output_mode == INT:
+    if isinstance(inputs, RaggedTensor):
+      return inputs.with_flat_values(tf.cast(inputs.flat_values, dtype))
+    if isinstance(inputs, SparseTensor):
+      return SparseTensor(inputs.indices, tf.cast(inputs.values, dtype), inputs.dense_shape)
     return tf.identity(tf.cast(inputs, dtype))
   original_shape = inputs.shape
   if inputs.shape.rank == 0:
