@@ -179,7 +179,9 @@ class IndexLookup(PreprocessingLayer):
       if self.output_mode == TF_IDF:
         raise ValueError("output_mode `'tf_idf'` does not support loading a vocabulary from "
                          "file.")
-      self._set_table(_read_vocabulary_file(vocabulary, self._is_string()))
+      tokens = _read_vocabulary_file(vocabulary, self._is_string())
+      self._ensure_vocab_size_unchanged(self._token_start_index() + len(tokens))
+      self._set_table(tokens)
       self._record_vocabulary_size()
       return
     if not tf.executing_eagerly() and (isinstance(vocabulary, tf.Tensor) or
@@ -237,6 +239,8 @@ class IndexLookup(PreprocessingLayer):
       if idf_weights.ndim != 1:
         raise ValueError(f"TF-IDF data must be a 1-index array, but received "
                          f"{type(idf_weights)}")
+    # Checked before the table changes: a failed update changes nothing.
+    self._ensure_vocab_size_unchanged(new_size)
     self._set_table(tokens)
     self._record_vocabulary_size()
     if self.output_mode == TF_IDF and idf_weights is not False:
@@ -267,10 +271,10 @@ class IndexLookup(PreprocessingLayer):
                          f"before calling it. Either pass a `vocabulary` argument to the layer, "
                          f"or call `adapt` with some sample data.")
 
-  def _ensure_vocab_size_unchanged(self):
+  def _ensure_vocab_size_unchanged(self, new_size=None):
     if self.output_mode == INT or self.pad_to_max_tokens:
       return
-    new_size = self.vocabulary_size()
+    new_size = self.vocabulary_size() if new_size is None else new_size
     if self._frozen_vocab_size is not None and new_size != self._frozen_vocab_size:
       raise RuntimeError(f"When using `output_mode={self.output_mode}` and "
                          f"`pad_to_max_tokens=False`, the vocabulary size cannot be changed "
@@ -325,6 +329,7 @@ class IndexLookup(PreprocessingLayer):
     if self.max_tokens:
       ranked = ranked[:self.max_tokens - self._token_start_index()]
     tokens = [t for t, _ in ranked]
+    self._ensure_vocab_size_unchanged(self._token_start_index() + len(tokens))
     self._set_table(tokens)
     if self.output_mode == TF_IDF:
       docs = np.array([self._tl_doc_counts.get(t, 0) for t in tokens], np.float64)
@@ -370,7 +375,8 @@ class IndexLookup(PreprocessingLayer):
                                               sparse=self.sparse, idf_weights=idf)
 
   def _lookup_dense(self, inputs):
-    if self._tl_table is None:
+    if self._tl_table is None and tf.executing_eagerly():
+      # Traced (a model rebuilt before its vocabulary loads), the table is read when run.
       raise FailedPreconditionError(None, None, "Table not initialized.")
     tokens = self._tl_tokens.value()
     if self.invert:
