@@ -24,6 +24,14 @@ def _check_choice(value, allowed, arg_name, allow_callables=True):
                          allow_callables=allow_callables)
 
 
+def _serialize_callable(fn):
+  # A custom standardize/split function is saved by its registered name.
+  if callable(fn):
+    from tensorlet.keras.saving.serialization_lib import serialize_keras_object
+    return serialize_keras_object(fn)
+  return fn
+
+
 class TextVectorization(PreprocessingLayer):
   """Turns strings into sequences of token indices or into token-count vectors.
 
@@ -181,8 +189,9 @@ class TextVectorization(PreprocessingLayer):
   def get_config(self):
     config = super().get_config()
     config.update({
-        "max_tokens": self._lookup_layer.max_tokens, "standardize": self._standardize,
-        "split": self._split, "ngrams": self._ngrams_arg, "output_mode": self._output_mode,
+        "max_tokens": self._lookup_layer.max_tokens,
+        "standardize": _serialize_callable(self._standardize),
+        "split": _serialize_callable(self._split), "ngrams": self._ngrams_arg, "output_mode": self._output_mode,
         "output_sequence_length": self._output_sequence_length,
         "pad_to_max_tokens": self._lookup_layer.pad_to_max_tokens,
         "sparse": self._lookup_layer.sparse, "ragged": self._ragged,
@@ -195,11 +204,9 @@ class TextVectorization(PreprocessingLayer):
   def from_config(cls, config):
     from tensorlet.keras.saving.serialization_lib import deserialize_keras_object
     config = dict(config)
-    if config["standardize"] not in (LOWER_AND_STRIP_PUNCTUATION, LOWER, STRIP_PUNCTUATION,
-                                     None):
-      config["standardize"] = deserialize_keras_object(config["standardize"])
-    if config["split"] not in (WHITESPACE, CHARACTER, None):
-      config["split"] = deserialize_keras_object(config["split"])
+    for key in ("standardize", "split"):
+      if isinstance(config.get(key), dict):
+        config[key] = deserialize_keras_object(config[key])
     if isinstance(config.get("ngrams"), list):
       config["ngrams"] = tuple(config["ngrams"])
     return cls(**config)
