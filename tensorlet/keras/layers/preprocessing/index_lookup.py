@@ -154,13 +154,20 @@ class IndexLookup(PreprocessingLayer):
 
   def get_vocabulary(self, include_special_tokens=True):
     """The vocabulary as a list; with the special tokens, a token's position is its index."""
-    tokens = [] if self._tl_table is None else \
-        [self._token_out(t) for t in self._tl_table.tolist()]
+    # As Keras: table entries as NumPy scalars (np.str_, np.int64), string specials as str.
+    if self._tl_table is None:
+      tokens = []
+    elif self._is_string():
+      tokens = [np.str_(self._token_out(t)) for t in self._tl_table.tolist()]
+    else:
+      tokens = list(self._tl_table.astype(np.int64))
     if not include_special_tokens:
       return tokens
-    vocab = [self.oov_token] * self._token_start_index() + tokens
+    special = (lambda t: t) if self._is_string() else \
+        (lambda t: None if t is None else np.int64(t))
+    vocab = [special(self.oov_token)] * self._token_start_index() + tokens
     if self.mask_token is not None and self.output_mode == INT:
-      vocab[0] = self.mask_token
+      vocab[0] = special(self.mask_token)
     return vocab
 
   def set_vocabulary(self, vocabulary, idf_weights=None):
