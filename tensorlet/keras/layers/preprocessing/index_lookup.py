@@ -97,8 +97,9 @@ class IndexLookup(PreprocessingLayer):
       self._default_value = oov_token
     else:
       self._default_value = self._oov_start_index() if num_oov_indices == 1 else -1
-    # The table: tokens at indices token_start, token_start + 1, ... (None: never set).
-    self._tl_table = None
+    # The table: tokens at indices token_start, token_start + 1, ...; it travels with
+    # checkpoints and SavedModels (not a Keras weight: `weights` stays as Keras 2's).
+    self._tl_table_set = False
     self._tl_tokens = tf.Variable(self._empty_tokens(), shape=tf.TensorShape([None]),
                                   trainable=False, name="vocabulary")
     if output_mode == TF_IDF:
@@ -146,7 +147,7 @@ class IndexLookup(PreprocessingLayer):
   # ------------------------------------------------------------ vocabulary
   def vocabulary_size(self):
     """The size of the vocabulary, mask and OOV indices included."""
-    n = 0 if self._tl_table is None else len(self._tl_table)
+    n = len(self._tl_tokens.numpy())
     return n + self._token_start_index()
 
   def vocab_size(self):
@@ -155,12 +156,11 @@ class IndexLookup(PreprocessingLayer):
   def get_vocabulary(self, include_special_tokens=True):
     """The vocabulary as a list; with the special tokens, a token's position is its index."""
     # As Keras: table entries as NumPy scalars (np.str_, np.int64), string specials as str.
-    if self._tl_table is None:
-      tokens = []
-    elif self._is_string():
-      tokens = [np.str_(self._token_out(t)) for t in self._tl_table.tolist()]
+    table = self._tl_tokens.numpy()
+    if self._is_string():
+      tokens = [np.str_(self._token_out(t)) for t in table.tolist()]
     else:
-      tokens = list(self._tl_table.astype(np.int64))
+      tokens = list(table.astype(np.int64))
     if not include_special_tokens:
       return tokens
     special = (lambda t: t) if self._is_string() else \
@@ -262,7 +262,7 @@ class IndexLookup(PreprocessingLayer):
   def _set_table(self, tokens):
     tokens = np.asarray(tokens, dtype=object if self._is_string()
                         else self._vocab_dt.as_numpy_dtype)
-    self._tl_table = tokens
+    self._tl_table_set = True
     self._tl_tokens.assign(tokens)
 
   def _record_vocabulary_size(self):
@@ -382,7 +382,8 @@ class IndexLookup(PreprocessingLayer):
                                               sparse=self.sparse, idf_weights=idf)
 
   def _lookup_dense(self, inputs):
-    if self._tl_table is None and tf.executing_eagerly():
+    if not self._tl_table_set and tf.executing_eagerly() and \
+        not self._tl_tokens.numpy().size:
       # Traced (a model rebuilt before its vocabulary loads), the table is read when run.
       raise FailedPreconditionError(None, None, "Table not initialized.")
     tokens = self._tl_tokens.value()
@@ -416,6 +417,9 @@ class IndexLookup(PreprocessingLayer):
       out = tf.where(tf.equal(ids, 0), tf.constant(self._special(self.mask_token),
                                                    self._vocab_dt), out)
     return out
+
+  def _tl_checkpoint_children(self):
+    return super()._tl_checkpoint_children() + [("_vocabulary", self._tl_tokens)]
 
   def compute_output_shape(self, input_shape):
     if self.output_mode == INT:

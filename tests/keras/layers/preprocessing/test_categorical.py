@@ -248,3 +248,29 @@ def test_call_errors_leave_state_unchanged():
     encode(np.array([-1, 2]))
   with pytest.raises(ValueError, match="count_weights"):
     encode(np.array([[0, 1]]), count_weights=np.array([[1.0, 2.0]]))
+
+
+def test_vocabulary_travels_with_checkpoints_and_saved_models(tmp_path):
+  layer = L.StringLookup()
+  layer.adapt(["q", "q", "r"])
+  assert layer.weights == []  # as Keras 2: the table is no weight
+  path = tf.train.Checkpoint(s=layer).save(str(tmp_path / "ckpt" / "c"))
+  fresh = L.StringLookup()
+  tf.train.Checkpoint(s=fresh).restore(path)
+  assert fresh.get_vocabulary() == ["[UNK]", "q", "r"]
+  np.testing.assert_array_equal(fresh(tf.constant(["r", "q", "z"])).numpy(), [2, 1, 0])
+
+  class Module(tf.Module):
+    def __init__(self):
+      super().__init__()
+      self.lookup = L.StringLookup(vocabulary=["a", "b"])
+      self.text = L.TextVectorization(vocabulary=["x", "y"], output_sequence_length=3)
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+    def f(self, x):
+      return self.lookup(x), self.text(x)
+
+  tf.saved_model.save(Module(), str(tmp_path / "sm"))
+  ids, seq = tf.saved_model.load(str(tmp_path / "sm")).f(tf.constant(["b", "y x q"]))
+  np.testing.assert_array_equal(ids.numpy(), [2, 0])
+  np.testing.assert_array_equal(seq.numpy(), [[1, 0, 0], [3, 2, 1]])
