@@ -274,3 +274,25 @@ def test_vocabulary_travels_with_checkpoints_and_saved_models(tmp_path):
   ids, seq = tf.saved_model.load(str(tmp_path / "sm")).f(tf.constant(["b", "y x q"]))
   np.testing.assert_array_equal(ids.numpy(), [2, 0])
   np.testing.assert_array_equal(seq.numpy(), [[1, 0, 0], [3, 2, 1]])
+
+
+@pytest.mark.parametrize("make,data", [
+    (lambda: L.CategoryEncoding(5, output_mode="count"), np.array([[0, 4, 4], [1, 2, 3]])),
+    (lambda: L.Hashing(6, salt=9, output_mode="multi_hot"), np.array([["a", "b"], ["c", ""]])),
+    (lambda: L.StringLookup(vocabulary=["a", "c"], num_oov_indices=2),
+     np.array([["a", "b"], ["c", "zz"]])),
+    (lambda: L.IntegerLookup(vocabulary=[4, 2], mask_token=0, invert=True),
+     np.array([[0, 1, 2], [3, 4, 5]])),
+], ids=["category", "hashing", "string", "integer"])
+def test_each_layer_in_dataset_map_and_functional_model(make, data, tmp_path):
+  layer = make()
+  eager = layer(data).numpy()
+  mapped = np.stack(list(tf.data.Dataset.from_tensor_slices(data).map(layer).as_numpy_iterator()))
+  np.testing.assert_array_equal(mapped, eager)
+  x = L.Input(data.shape[1:], dtype=tf.as_dtype(data.dtype) if data.dtype.kind != "U"
+              else "string")
+  model = tf.keras.Model(x, layer(x))
+  np.testing.assert_array_equal(model(data).numpy(), eager)
+  model.save(str(tmp_path / "m.keras"))
+  loaded = tf.keras.models.load_model(str(tmp_path / "m.keras"))
+  np.testing.assert_array_equal(loaded(data).numpy(), eager)
