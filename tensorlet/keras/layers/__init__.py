@@ -49,8 +49,8 @@ from tensorlet.keras.layers.pooling import (AveragePooling2D, AvgPool2D, GlobalA
                                             GlobalAvgPool2D, GlobalMaxPool2D,
                                             GlobalMaxPooling2D, MaxPool2D, MaxPooling2D)
 from tensorlet.keras.layers import experimental  # noqa: F401
-from tensorlet.keras.layers.preprocessing import (CategoryEncoding, Hashing,  # noqa: F401
-                                                  IntegerLookup, StringLookup,
+from tensorlet.keras.layers.preprocessing import (CategoryEncoding, HashedCrossing,  # noqa: F401,E501
+                                                  Hashing, IntegerLookup, StringLookup,
                                                   TextVectorization)
 
 

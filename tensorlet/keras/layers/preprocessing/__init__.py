@@ -1,6 +1,7 @@
 """Keras 2's preprocessing layers; also tf.keras.layers.experimental.preprocessing."""
 from tensorlet.keras.layers.preprocessing.base import PreprocessingLayer  # noqa: F401
 from tensorlet.keras.layers.preprocessing.category_encoding import CategoryEncoding  # noqa: F401
+from tensorlet.keras.layers.preprocessing.hashed_crossing import HashedCrossing  # noqa: F401
 from tensorlet.keras.layers.preprocessing.hashing import Hashing  # noqa: F401
 from tensorlet.keras.layers.preprocessing.integer_lookup import IntegerLookup  # noqa: F401
 from tensorlet.keras.layers.preprocessing.string_lookup import StringLookup  # noqa: F401

@@ -15,6 +15,8 @@ from preprocessing_cases import CASES  # noqa: E402
 
 
 def as_input(x):
+  if isinstance(x, dict) and "tuple" in x:
+    return tuple(tf.constant(v) for v in x["tuple"])
   if isinstance(x, dict):
     return tf.ragged.constant(x["ragged"])
   return tf.constant(x)

@@ -93,3 +93,14 @@ case("text/vocab", "TextVectorization",
      ["The cat sat there now"])
 case("text/no_split", "TextVectorization", dict(split=None), TEXTS,
      [["the cat ate a dog"], ["the"]])
+
+# {"tuple": [...]}: several inputs, passed as a tuple.
+CROSS = {"tuple": [[1, 2, -7, 2 ** 40, 0], ["a", "b", "", "hello", "x" * 70]]}
+CROSS3 = {"tuple": [[[1], [2], [3]], [["a"], ["b"], ["c"]], [["z"], ["y"], ["x"]]]}
+case("crossing/int", "HashedCrossing", dict(num_bins=5), None, CROSS,
+     {"tuple": [3, "a"]})
+case("crossing/big", "HashedCrossing", dict(num_bins=1000003), None, CROSS, CROSS3)
+case("crossing/one_hot", "HashedCrossing", dict(num_bins=6, output_mode="one_hot"), None,
+     CROSS3)
+case("crossing/sparse", "HashedCrossing", dict(num_bins=6, output_mode="one_hot", sparse=True),
+     None, CROSS)

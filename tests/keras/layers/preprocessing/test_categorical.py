@@ -296,3 +296,30 @@ def test_each_layer_in_dataset_map_and_functional_model(make, data, tmp_path):
   model.save(str(tmp_path / "m.keras"))
   loaded = tf.keras.models.load_model(str(tmp_path / "m.keras"))
   np.testing.assert_array_equal(loaded(data).numpy(), eager)
+
+
+def test_hashed_crossing_model_dataset_config_and_errors(tmp_path):
+  layer = L.HashedCrossing(num_bins=7, output_mode="one_hot")
+  ints, words = np.array([[1], [2], [2]]), np.array([["a"], ["b"], ["b"]])
+  eager = layer((ints, words)).numpy()
+  assert eager.shape == (3, 7) and (eager.sum(1) == 1).all()
+  np.testing.assert_array_equal(eager[1], eager[2])  # equal pairs share a bin
+  clone = _roundtrip(layer)
+  np.testing.assert_array_equal(clone((ints, words)).numpy(), eager)
+  ds = tf.data.Dataset.from_tensor_slices((ints, words)).batch(3).map(lambda a, b: layer((a, b)))
+  np.testing.assert_array_equal(next(iter(ds)).numpy(), eager)
+  a, b = L.Input((1,), dtype="int64"), L.Input((1,), dtype="string")
+  model = tf.keras.Model([a, b], layer((a, b)))
+  assert model.output_shape == (None, 7)
+  model.save(str(tmp_path / "cross.keras"))
+  loaded = tf.keras.models.load_model(str(tmp_path / "cross.keras"))
+  np.testing.assert_array_equal(loaded([ints, words]).numpy(), eager)
+  cross = L.HashedCrossing(5)
+  for bad, match in [(np.array([1]), "list or tuple"), ((np.array([1]),), "at least two"),
+                     ((np.array([[1, 2]]), np.array([[1, 2]])), "should have shape"),
+                     ((np.array([1.0]), np.array([1.0])), "integer or string dtype"),
+                     ((np.array([1]), np.array([[1]])), "equal shape")]:
+    with pytest.raises(ValueError, match=match):
+      cross(bad)
+  with pytest.raises(ValueError, match="output_mode"):
+    L.HashedCrossing(3, output_mode="count")

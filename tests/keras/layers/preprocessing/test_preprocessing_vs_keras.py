@@ -16,6 +16,8 @@ with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 
 def _input(x):
+  if isinstance(x, dict) and "tuple" in x:
+    return tuple(tf.constant(v) for v in x["tuple"])
   if isinstance(x, dict):
     return tf.ragged.constant(x["ragged"])
   return tf.constant(x)
