@@ -48,6 +48,7 @@ from tensorlet.keras.layers.recurrent_wrappers import Bidirectional, TimeDistrib
 from tensorlet.keras.layers.pooling import (AveragePooling2D, AvgPool2D, GlobalAveragePooling2D,
                                             GlobalAvgPool2D, GlobalMaxPool2D,
                                             GlobalMaxPooling2D, MaxPool2D, MaxPooling2D)
+from tensorlet.keras.layers import experimental  # noqa: F401
 
 
 

@@ -1,0 +1,5 @@
+"""Keras 2's preprocessing layers; also tf.keras.layers.experimental.preprocessing."""
+from tensorlet.keras.layers.preprocessing.base import PreprocessingLayer  # noqa: F401
+
+from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
+__getattr__ = _getattr_for("tf.keras.layers.experimental.preprocessing", __name__)
