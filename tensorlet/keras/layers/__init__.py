@@ -49,6 +49,11 @@ from tensorlet.keras.layers.pooling import (AveragePooling2D, AvgPool2D, GlobalA
                                             GlobalAvgPool2D, GlobalMaxPool2D,
                                             GlobalMaxPooling2D, MaxPool2D, MaxPooling2D)
 from tensorlet.keras.layers import experimental  # noqa: F401
+from tensorlet.keras.layers.preprocessing.normalization import Normalization  # noqa: F401
+from tensorlet.keras.layers.preprocessing.discretization import Discretization  # noqa: F401
+from tensorlet.keras.layers.preprocessing.image_preprocessing import (  # noqa: F401
+    CenterCrop, RandomBrightness, RandomContrast, RandomCrop, RandomFlip, RandomHeight,
+    RandomRotation, RandomTranslation, RandomWidth, RandomZoom, Rescaling, Resizing)
 
 
 

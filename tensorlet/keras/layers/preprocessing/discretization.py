@@ -1,0 +1,191 @@
+"""Keras 2's Discretization layer: bucket indices of numbers by `bin_boundaries`, or
+by `num_bins` quantiles learnt with `adapt` (an epsilon-approximate quantile
+summary, merged batch by batch as Keras 2 does)."""
+import numpy as np
+
+from tensorlet import dtypes as _dt
+from tensorlet.keras import backend
+from tensorlet.keras.layers.preprocessing.base import PreprocessingLayer
+from tensorlet.keras.layers.preprocessing.normalization import listify
+from tensorlet.ops import array_ops as _a
+from tensorlet.ops import math_ops as _m
+from tensorlet.ops.sort_ops import searchsorted
+from tensorlet.ops.sparse_ops import bincount
+from tensorlet.tensor import convert_to_tensor
+from tensorlet.tensor_shape import TensorShape
+
+__all__ = ["Discretization"]
+
+_MODES = ("int", "one_hot", "multi_hot", "count")
+
+
+def summarize(values, epsilon):
+  """A [2, n] summary (sorted sample values, weights) of one batch."""
+  v = np.sort(np.asarray(values, np.float32).reshape(-1))
+  step_f = np.float32(v.size) / np.float32(1.0 / epsilon)
+  increment = int(step_f)
+  step = max(increment, 1)
+  bounds = v[increment::step]
+  return np.stack([bounds, np.full(bounds.shape, np.float32(step))]).astype(np.float32)
+
+
+def compress(summary, epsilon):
+  """The summary resampled to about 1 / epsilon points of equal weight."""
+  if summary.shape[1] * epsilon < 1:
+    return summary
+  percents = epsilon + np.arange(0.0, 1.0, epsilon)
+  cum = summary[1].cumsum()
+  cum_pct = cum / cum[-1]
+  bins = np.interp(percents, cum_pct, summary[0])
+  cum = np.interp(percents, cum_pct, cum)
+  weights = cum - np.concatenate((np.array([0]), cum[:-1]))
+  return np.stack((bins, weights)).astype(np.float32)
+
+
+def merge_summaries(prev, nxt, epsilon):
+  merged = np.concatenate((prev, nxt), axis=1)
+  merged = merged[:, np.argsort(merged[0], kind="stable")]
+  return compress(merged, epsilon)
+
+
+def encode_categorical(indices, output_mode, depth, dtype, sparse=False):
+  """Indices as Keras 2 encodes categories: int, one_hot, multi_hot or count."""
+  if output_mode == "int":
+    return _a.identity(_m.cast(indices, dtype))
+  original = indices.shape
+  if indices.shape.rank == 0:
+    indices = _a.expand_dims(indices, -1)
+  if output_mode == "one_hot" and indices.shape[-1] != 1:
+    indices = _a.expand_dims(indices, -1)
+  if indices.shape.rank > 2:
+    raise ValueError(f"When output_mode is not `'int'`, maximum supported output rank is 2. "
+                     f"Received output_mode {output_mode} and input shape {original}, which "
+                     f"would result in output rank {indices.shape.rank}.")
+  binary = output_mode in ("multi_hot", "one_hot")
+  axis = -1 if indices.shape.rank == 2 else None
+  out = bincount(_m.cast(indices, _dt.int32), minlength=depth, maxlength=depth, dtype=dtype,
+                 axis=axis, binary_output=binary)
+  out.set_shape([depth] if indices.shape.rank == 1 else [indices.shape[0], depth])
+  if sparse:
+    from tensorlet.sparse.sparse_ops import from_dense
+    return from_dense(out)
+  return out
+
+
+class Discretization(PreprocessingLayer):
+  """Maps numbers to bucket indices: `bin_boundaries` [b0, b1, ...] give buckets
+  (-inf, b0), [b0, b1), ..., [bn, inf); or `num_bins` buckets of equal mass learnt
+  by `adapt` (to within `epsilon`). `output_mode` encodes the indices as int,
+  one_hot, multi_hot or count.
+
+  Example:
+    >>> layer = tf.keras.layers.Discretization(bin_boundaries=[0., 1., 2.])
+    >>> layer(np.array([[-1.5, 1.0, 3.4, 0.5]])).numpy()
+    array([[0, 2, 3, 1]])
+  """
+
+  _tl_adapt_eagerly = True
+
+  def __init__(self, bin_boundaries=None, num_bins=None, epsilon=0.01, output_mode="int",
+               sparse=False, **kwargs):
+    if "bins" in kwargs:  # Keras 2's deprecated argument
+      bins = kwargs.pop("bins")
+      if isinstance(bins, int) and num_bins is None:
+        num_bins = bins
+      elif bin_boundaries is None:
+        bin_boundaries = bins
+    if kwargs.get("dtype") is None:
+      kwargs["dtype"] = _dt.int64 if output_mode == "int" else backend.floatx()
+    elif output_mode == "int" and not _dt.as_dtype(kwargs["dtype"]).is_integer:
+      kwargs["dtype"] = _dt.int64
+    super().__init__(**kwargs)
+    if output_mode not in _MODES:
+      raise ValueError(f"Unknown value for `output_mode`. Allowed values are: {list(_MODES)}. "
+                       f"Received: {output_mode}")
+    if sparse and output_mode == "int":
+      raise ValueError(f"`sparse` may only be true if `output_mode` is `'one_hot'`, "
+                       f"`'multi_hot'`, or `'count'`. Received: sparse={sparse} and "
+                       f"output_mode={output_mode}")
+    if num_bins is not None and num_bins < 0:
+      raise ValueError(f"`num_bins` must be greater than or equal to 0. You passed "
+                       f"`num_bins={num_bins}`")
+    if num_bins is not None and bin_boundaries is not None:
+      raise ValueError(f"Both `num_bins` and `bin_boundaries` should not be set. You passed "
+                       f"`num_bins={num_bins}` and `bin_boundaries={bin_boundaries}`")
+    bin_boundaries = listify(bin_boundaries)
+    self.input_bin_boundaries = bin_boundaries
+    self.bin_boundaries = bin_boundaries if bin_boundaries is not None else []
+    self.num_bins = num_bins
+    self.epsilon = epsilon
+    self.output_mode = output_mode
+    self.sparse = sparse
+    self._summary = None
+
+  def build(self, input_shape):
+    super().build(input_shape)
+    if self.input_bin_boundaries is None and self._summary is None:
+      self._summary = np.zeros((2, 0), np.float32)
+
+  def update_state(self, data):
+    if self.input_bin_boundaries is not None:
+      raise ValueError(f"Cannot adapt a Discretization layer that has been initialized with "
+                       f"`bin_boundaries`, use `num_bins` instead. You passed "
+                       f"`bin_boundaries={self.input_bin_boundaries}`.")
+    if not self.built:
+      raise RuntimeError("`build` must be called before `update_state`.")
+    values = convert_to_tensor(data).numpy()
+    self._summary = merge_summaries(summarize(values, self.epsilon), self._summary,
+                                    self.epsilon)
+
+  def finalize_state(self):
+    if self.input_bin_boundaries is not None or not self.built:
+      return
+    if self.num_bins is None:
+      raise ValueError("Discretization needs `num_bins` to be fit by `adapt`.")
+    bounds = compress(self._summary, 1.0 / self.num_bins)[0, :-1]
+    self.bin_boundaries = [float(b) for b in bounds]
+
+  def reset_state(self):
+    if self.input_bin_boundaries is not None or not self.built:
+      return
+    self._summary = np.zeros((2, 0), np.float32)
+
+  def call(self, inputs):
+    from tensorlet.ragged.ragged_tensor import RaggedTensor
+    from tensorlet.sparse.sparse_tensor import SparseTensor
+    if isinstance(inputs, RaggedTensor):
+      return inputs.with_flat_values(self._bucketize(inputs.flat_values))
+    if isinstance(inputs, SparseTensor):
+      return SparseTensor(inputs.indices, self._bucketize(inputs.values), inputs.dense_shape)
+    indices = self._bucketize(convert_to_tensor(inputs))
+    return encode_categorical(indices, self.output_mode, len(self.bin_boundaries) + 1,
+                              self.compute_dtype, self.sparse)
+
+  def _bucketize(self, x):
+    """The index of the bucket of each value: how many boundaries are <= it (int32)."""
+    if x.dtype not in (_dt.float32, _dt.float64, _dt.int32, _dt.int64):
+      x = _m.cast(x, _dt.float32)
+    # NOTE: the boundaries are float32, as TF's Bucketize attribute holds them.
+    bounds = np.asarray(self.bin_boundaries, np.float32).astype(np.float64).reshape(1, -1)
+    flat = _a.reshape(_m.cast(x, _dt.float64), [1, -1])
+    out = searchsorted(convert_to_tensor(bounds), flat, side="right")
+    dims = x.shape.as_list()
+    return _a.reshape(out, dims if None not in dims else _a.shape(x))
+
+  def compute_output_shape(self, input_shape):
+    shape = TensorShape(input_shape).as_list()
+    depth = len(self.bin_boundaries) + 1
+    if self.output_mode == "int":
+      return TensorShape(shape)
+    if not shape:
+      return TensorShape([depth])
+    if self.output_mode == "one_hot" and shape[-1] != 1:
+      return TensorShape(shape + [depth])
+    return TensorShape(shape[:-1] + [depth])
+
+  def get_config(self):
+    config = super().get_config()
+    config.update({"bin_boundaries": self.input_bin_boundaries, "num_bins": self.num_bins,
+                   "epsilon": self.epsilon, "output_mode": self.output_mode,
+                   "sparse": self.sparse})
+    return config
