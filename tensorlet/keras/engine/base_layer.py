@@ -151,6 +151,8 @@ def _check_input_spec(layer, spec, x):
 
 def _to_tensor(x, dtype):
   """NumPy arrays and Python numbers become tensors; floating values take `dtype`."""
+  if dtype is not None and not dtype.is_floating:
+    dtype = None  # NOTE: Keras autocasts only into a floating compute dtype
   if isinstance(x, Tensor):
     if dtype is not None and x._dtype is not dtype and x._dtype.is_floating:
       return _m.cast(x, dtype)
@@ -599,7 +601,8 @@ class Layer(Module):
       else:
         x = _to_tensor(x, self._tl_compute if self._tl_autocast else None)
       args = (x,) + args[1:]
-    elif x._dtype is not self._tl_compute and self._tl_autocast and x._dtype.is_floating:
+    elif x._dtype is not self._tl_compute and self._tl_autocast and x._dtype.is_floating \
+        and self._tl_compute.is_floating:
       args = (_m.cast(x, self._tl_compute),) + args[1:]
     info = self._tl_sig
     if info is None:
