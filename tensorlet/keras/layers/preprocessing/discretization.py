@@ -170,7 +170,11 @@ class Discretization(PreprocessingLayer):
     flat = _a.reshape(_m.cast(x, _dt.float64), [1, -1])
     out = searchsorted(convert_to_tensor(bounds), flat, side="right")
     dims = x.shape.as_list()
-    return _a.reshape(out, dims if None not in dims else _a.shape(x))
+    if None not in dims:
+      return _a.reshape(out, dims)
+    out = _a.reshape(out, _a.shape(x))
+    out.set_shape(x.shape)
+    return out
 
   def compute_output_shape(self, input_shape):
     shape = TensorShape(input_shape).as_list()
