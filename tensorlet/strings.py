@@ -2,6 +2,7 @@
 from tensorlet.ops.string_ops import (  # noqa: F401
     as_string, format, join, length, lower, reduce_join, regex_full_match,
     regex_replace, strip, substr, to_number, unicode_encode, upper)
+from tensorlet.ops.string_hash_ops import to_hash_bucket_fast, to_hash_bucket_strong  # noqa: F401
 from tensorlet.ragged.ragged_string_ops import (  # noqa: F401
     bytes_split, ngrams, split, unicode_decode, unicode_split)
 

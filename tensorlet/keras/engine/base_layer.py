@@ -71,7 +71,7 @@ class _CallInfo:
     self.training_pos = pos.index("training") if "training" in pos else 1 << 30
     # NOTE: Keras' own layers are not converted by AutoGraph (TF allowlists its own
     # modules), which keeps tracing cheap; user code is.
-    self.convert = not getattr(fn, "__module__", "").startswith("tensorlet.")
+    self.convert = not (getattr(fn, "__module__", None) or "").startswith("tensorlet.")
 
 
 _INFO = weakref.WeakKeyDictionary()

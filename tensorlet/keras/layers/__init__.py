@@ -54,6 +54,8 @@ from tensorlet.keras.layers.preprocessing.discretization import Discretization  
 from tensorlet.keras.layers.preprocessing.image_preprocessing import (  # noqa: F401
     CenterCrop, RandomBrightness, RandomContrast, RandomCrop, RandomFlip, RandomHeight,
     RandomRotation, RandomTranslation, RandomWidth, RandomZoom, Rescaling, Resizing)
+from tensorlet.keras.layers.preprocessing import (CategoryEncoding, Hashing,  # noqa: F401
+                                                  IntegerLookup, StringLookup)
 
 
 

@@ -6,11 +6,11 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.keras import backend
 from tensorlet.keras.layers.preprocessing.base import PreprocessingLayer
-from tensorlet.keras.layers.preprocessing.normalization import listify
+from tensorlet.keras.layers.preprocessing.encoding import (encode_categorical_inputs, listify,
+                                                         output_shape)
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
 from tensorlet.ops.sort_ops import searchsorted
-from tensorlet.ops.sparse_ops import bincount
 from tensorlet.tensor import convert_to_tensor
 from tensorlet.tensor_shape import TensorShape
 
@@ -46,30 +46,6 @@ def merge_summaries(prev, nxt, epsilon):
   merged = np.concatenate((prev, nxt), axis=1)
   merged = merged[:, np.argsort(merged[0], kind="stable")]
   return compress(merged, epsilon)
-
-
-def encode_categorical(indices, output_mode, depth, dtype, sparse=False):
-  """Indices as Keras 2 encodes categories: int, one_hot, multi_hot or count."""
-  if output_mode == "int":
-    return _a.identity(_m.cast(indices, dtype))
-  original = indices.shape
-  if indices.shape.rank == 0:
-    indices = _a.expand_dims(indices, -1)
-  if output_mode == "one_hot" and indices.shape[-1] != 1:
-    indices = _a.expand_dims(indices, -1)
-  if indices.shape.rank > 2:
-    raise ValueError(f"When output_mode is not `'int'`, maximum supported output rank is 2. "
-                     f"Received output_mode {output_mode} and input shape {original}, which "
-                     f"would result in output rank {indices.shape.rank}.")
-  binary = output_mode in ("multi_hot", "one_hot")
-  axis = -1 if indices.shape.rank == 2 else None
-  out = bincount(_m.cast(indices, _dt.int32), minlength=depth, maxlength=depth, dtype=dtype,
-                 axis=axis, binary_output=binary)
-  out.set_shape([depth] if indices.shape.rank == 1 else [indices.shape[0], depth])
-  if sparse:
-    from tensorlet.sparse.sparse_ops import from_dense
-    return from_dense(out)
-  return out
 
 
 class Discretization(PreprocessingLayer):
@@ -158,8 +134,8 @@ class Discretization(PreprocessingLayer):
     if isinstance(inputs, SparseTensor):
       return SparseTensor(inputs.indices, self._bucketize(inputs.values), inputs.dense_shape)
     indices = self._bucketize(convert_to_tensor(inputs))
-    return encode_categorical(indices, self.output_mode, len(self.bin_boundaries) + 1,
-                              self.compute_dtype, self.sparse)
+    return encode_categorical_inputs(indices, self.output_mode, len(self.bin_boundaries) + 1,
+                                     self.compute_dtype, self.sparse)
 
   def _bucketize(self, x):
     """The index of the bucket of each value: how many boundaries are <= it (int32)."""
@@ -177,15 +153,8 @@ class Discretization(PreprocessingLayer):
     return out
 
   def compute_output_shape(self, input_shape):
-    shape = TensorShape(input_shape).as_list()
-    depth = len(self.bin_boundaries) + 1
-    if self.output_mode == "int":
-      return TensorShape(shape)
-    if not shape:
-      return TensorShape([depth])
-    if self.output_mode == "one_hot" and shape[-1] != 1:
-      return TensorShape(shape + [depth])
-    return TensorShape(shape[:-1] + [depth])
+    return output_shape(TensorShape(input_shape).as_list(), self.output_mode,
+                        len(self.bin_boundaries) + 1)
 
   def get_config(self):
     config = super().get_config()

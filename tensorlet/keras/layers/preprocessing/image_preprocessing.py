@@ -261,7 +261,7 @@ class _RandomLayer(Layer):
     return config
 
 
-def _factor_range(factor, name, what="factor"):
+def _factor_range(factor):
   """(lower, upper) of a factor given as a number f (-f, f) or a pair."""
   if isinstance(factor, (tuple, list)):
     return factor[0], factor[1]
@@ -425,14 +425,14 @@ class RandomTranslation(_TransformLayer):
                interpolation="bilinear", seed=None, fill_value=0.0, **kwargs):
     super().__init__(fill_mode, interpolation, seed, fill_value, **kwargs)
     self.height_factor, self.width_factor = height_factor, width_factor
-    self.height_lower, self.height_upper = _factor_range(height_factor, "height_factor")
+    self.height_lower, self.height_upper = _factor_range(height_factor)
     if self.height_upper < self.height_lower:
       raise ValueError(f"`height_factor` cannot have upper bound less than lower bound, got "
                        f"{height_factor}")
     if abs(self.height_lower) > 1.0 or abs(self.height_upper) > 1.0:
       raise ValueError(f"`height_factor` argument must have values between [-1, 1]. "
                        f"Received: height_factor={height_factor}")
-    self.width_lower, self.width_upper = _factor_range(width_factor, "width_factor")
+    self.width_lower, self.width_upper = _factor_range(width_factor)
     if self.width_upper < self.width_lower:
       raise ValueError(f"`width_factor` cannot have upper bound less than lower bound, got "
                        f"{width_factor}")
@@ -459,7 +459,7 @@ class RandomRotation(_TransformLayer):
                fill_value=0.0, **kwargs):
     super().__init__(fill_mode, interpolation, seed, fill_value, **kwargs)
     self.factor = factor
-    self.lower, self.upper = _factor_range(factor, "factor")
+    self.lower, self.upper = _factor_range(factor)
     if self.upper < self.lower:
       raise ValueError(f"`factor` argument cannot have a negative value. Received: "
                        f"factor={factor}")
@@ -483,12 +483,12 @@ class RandomZoom(_TransformLayer):
                interpolation="bilinear", seed=None, fill_value=0.0, **kwargs):
     super().__init__(fill_mode, interpolation, seed, fill_value, **kwargs)
     self.height_factor, self.width_factor = height_factor, width_factor
-    self.height_lower, self.height_upper = _factor_range(height_factor, "height_factor")
+    self.height_lower, self.height_upper = _factor_range(height_factor)
     if abs(self.height_lower) > 1.0 or abs(self.height_upper) > 1.0:
       raise ValueError(f"`height_factor` argument must have values between [-1, 1]. "
                        f"Received: height_factor={height_factor}")
     if width_factor is not None:
-      self.width_lower, self.width_upper = _factor_range(width_factor, "width_factor")
+      self.width_lower, self.width_upper = _factor_range(width_factor)
       if self.width_lower < -1.0 or self.width_upper < -1.0:
         raise ValueError(f"`width_factor` argument must have values larger than -1. "
                          f"Received: width_factor={width_factor}")
@@ -597,7 +597,7 @@ class _RandomSize(_RandomLayer):
   def __init__(self, factor, interpolation="bilinear", seed=None, **kwargs):
     super().__init__(seed=seed, **kwargs)
     self.factor = factor
-    lower, upper = _factor_range(factor, "factor")
+    lower, upper = _factor_range(factor)
     if upper < lower:
       raise ValueError(f"`factor` argument cannot have an upper bound {self._less} the lower "
                        f"bound. Received: factor={factor}")

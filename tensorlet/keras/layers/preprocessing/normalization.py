@@ -5,23 +5,15 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.keras import backend
 from tensorlet.keras.layers.preprocessing.base import PreprocessingLayer
+from tensorlet.keras.layers.preprocessing.encoding import listify
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
 from tensorlet.ops import nn_ops as _nn
-from tensorlet.tensor import Tensor, convert_to_tensor
+from tensorlet.tensor import convert_to_tensor
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.variables import Variable
 
-__all__ = ["Normalization", "listify"]
-
-
-def listify(value):
-  """Tensors and arrays in a config as (nested) Python lists, as Keras 2 stores them."""
-  if isinstance(value, Tensor):
-    value = value.numpy()
-  if isinstance(value, np.ndarray):
-    return value.tolist()
-  return value
+__all__ = ["Normalization"]
 
 
 class Normalization(PreprocessingLayer):
