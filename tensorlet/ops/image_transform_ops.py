@@ -63,41 +63,78 @@ def _round_half_away(v):
   return np.where(v < 0, -np.floor(-v + 0.5), np.floor(v + 0.5))
 
 
-def transform_taps(batch, h, w, oh, ow, transforms, fill_mode, interpolation):
-  """Per output pixel: flat input indices [B, P, K] into h*w, their weights [B, P, K],
-  and the weight on `fill_value` [B, P] (P = oh*ow; K = 1 nearest, 4 bilinear)."""
+def _image_taps(h, w, xs, ys, t, fill_mode, interpolation):
+  """The taps of one image: [(flat input index [P], weight [P]), ...] and the weight
+  on `fill_value` [P] (None when nothing is filled), for float32 output coordinates
+  xs, ys [P] and one transform row t."""
   f = np.float32
-  t = np.asarray(transforms, f).reshape(-1, 8)
-  if t.shape[0] == 1:
-    t = np.broadcast_to(t, (batch, 8))
-  ys, xs = np.meshgrid(np.arange(oh, dtype=f), np.arange(ow, dtype=f), indexing="ij")
-  xs, ys = xs.reshape(1, -1), ys.reshape(1, -1)
-  col = [t[:, i:i + 1] for i in range(8)]
-  proj = col[6] * xs + col[7] * ys + f(1)
-  zero = proj == 0
-  safe = np.where(zero, f(1), proj)
-  in_x = (col[0] * xs + col[1] * ys + col[2]) / safe
-  in_y = (col[3] * xs + col[4] * ys + col[5]) / safe
+  t = [f(v) for v in t]
+  zero = None
+  if t[6] == 0 and t[7] == 0:
+    in_x = t[0] * xs + t[1] * ys + t[2]
+    in_y = t[3] * xs + t[4] * ys + t[5]
+  else:
+    proj = t[6] * xs + t[7] * ys + f(1)
+    zero = proj == 0
+    if not zero.any():
+      zero = None
+    else:
+      proj = np.where(zero, f(1), proj)
+    in_x = (t[0] * xs + t[1] * ys + t[2]) / proj
+    in_y = (t[3] * xs + t[4] * ys + t[5]) / proj
   x = _map_coordinate(in_x, w, fill_mode)
   y = _map_coordinate(in_y, h, fill_mode)
   if interpolation == "NEAREST":
-    cand = [(_round_half_away(y), _round_half_away(x), np.ones_like(x))]
+    cand = [(_round_half_away(y), _round_half_away(x), None)]
   else:
     y0, x0 = np.floor(y), np.floor(x)
-    y1, x1 = y0 + 1, x0 + 1
-    cand = [(y0, x0, (x1 - x) * (y1 - y)), (y0, x1, (x - x0) * (y1 - y)),
-            (y1, x0, (x1 - x) * (y - y0)), (y1, x1, (x - x0) * (y - y0))]
-  idx, wts = [], []
-  fill = np.zeros(x.shape, f)
+    y1, x1 = y0 + f(1), x0 + f(1)
+    wy1, wx1 = y - y0, x - x0
+    wy0, wx0 = y1 - y, x1 - x
+    cand = [(y0, x0, wy0 * wx0), (y0, x1, wy0 * wx1), (y1, x0, wy1 * wx0), (y1, x1, wy1 * wx1)]
+  taps = []
+  fill = None
+  # NOTE: mapped coordinates (all modes but CONSTANT) lie in [0, n - 1]: a neighbour
+  # past the edge has weight 0, so clamping its index is enough.
+  clamp_only = fill_mode != "CONSTANT" and zero is None
   for cy, cx, wt in cand:
-    inside = (cy >= 0) & (cy <= h - 1) & (cx >= 0) & (cx <= w - 1) & ~zero
-    wt = np.where(zero, f(0), wt).astype(f)
-    fill += np.where(inside, f(0), wt)
-    flat = np.where(inside, cy * w + cx, 0).astype(np.int64)
-    idx.append(flat)
-    wts.append(np.where(inside, wt, f(0)))
-  fill = np.where(zero, f(1), fill)
-  return np.stack(idx, -1), np.stack(wts, -1), fill
+    if wt is None:
+      wt = np.ones_like(x)
+    if clamp_only:
+      iy = np.minimum(cy, f(h - 1)).astype(np.intp)
+      ix = np.minimum(cx, f(w - 1)).astype(np.intp)
+      taps.append((iy * w + ix, wt))
+      continue
+    inside = (cy >= 0) & (cy <= h - 1) & (cx >= 0) & (cx <= w - 1)
+    if zero is not None:
+      inside &= ~zero
+      wt = np.where(zero, f(0), wt)
+    out = np.where(inside, f(0), wt)
+    fill = out if fill is None else fill + out
+    flat = np.where(inside, cy * w + cx, f(0)).astype(np.intp)
+    taps.append((flat, np.where(inside, wt, f(0))))
+  if zero is not None:
+    fill = np.where(zero, f(1), fill)
+  return taps, fill
+
+
+def _grid(oh, ow):
+  f = np.float32
+  ys, xs = np.meshgrid(np.arange(oh, dtype=f), np.arange(ow, dtype=f), indexing="ij")
+  return xs.reshape(-1), ys.reshape(-1)
+
+
+def _rows(transforms, batch):
+  t = np.asarray(transforms, np.float32).reshape(-1, 8)
+  return np.broadcast_to(t, (batch, 8)) if t.shape[0] == 1 else t
+
+
+def transform_taps(batch, h, w, oh, ow, transforms, fill_mode, interpolation):
+  """Per image (lazily, so each image's arrays stay in cache while used), the taps of
+  each output pixel (see `_image_taps`); P = oh*ow."""
+  xs, ys = _grid(oh, ow)
+  return (_image_taps(h, w, xs, ys, row, fill_mode, interpolation)
+          for row in _rows(transforms, batch))
 
 
 def _out_hw(output_shape):
@@ -136,15 +173,6 @@ def _transform_shape(inputs, attrs):
   return [(TensorShape([d[0]] + hw + [d[3]]), images.dtype)]
 
 
-def _gather(x, idx, wts, fill, fill_value):
-  """[B, H*W, C] sampled at the taps -> [B, P, C] (float32 or float64)."""
-  b = np.arange(x.shape[0]).reshape(-1, 1, 1)
-  out = np.einsum("bpkc,bpk->bpc", x[b, idx], wts.astype(x.dtype, copy=False))
-  if fill_value != 0:
-    out = out + (fill * x.dtype.type(fill_value))[..., None]
-  return out
-
-
 @op("ImageProjectiveTransformV3", dtypes=_DTYPES, type_inputs=(0,), shape=_transform_shape,
     fresh=True)
 def ImageProjectiveTransformV3(images, transforms, output_shape, fill_value, *, interpolation,
@@ -155,10 +183,23 @@ def ImageProjectiveTransformV3(images, transforms, output_shape, fill_value, *, 
   bsz, h, w, c = images.shape
   _check_transforms(transforms, bsz)
   oh, ow = _out_hw(output_shape)
-  idx, wts, fill = transform_taps(bsz, h, w, oh, ow, transforms, fill_mode, interpolation)
   ft = np.float64 if images.dtype == np.float64 else np.float32
-  x = images.reshape(bsz, h * w, c).astype(ft, copy=False)
-  out = _gather(x, idx, wts, fill, float(fill_value)).reshape(bsz, oh, ow, c)
+  fv = ft(fill_value)
+  out = np.empty((bsz, oh * ow, c), ft)
+  # NOTE: one image at a time keeps the per-pixel arrays in cache (a whole batch of
+  # them at once is several times slower).
+  for i, (taps, fill) in enumerate(transform_taps(bsz, h, w, oh, ow, transforms, fill_mode,
+                                                  interpolation)):
+    x = images[i].reshape(h * w, c).astype(ft, copy=False)
+    acc = None
+    for idx, wt in taps:
+      term = np.take(x, idx, axis=0)
+      term *= wt.astype(ft, copy=False)[:, None]
+      acc = term if acc is None else acc + term
+    if fill is not None and fv != 0:
+      acc += (fill.astype(ft, copy=False) * fv)[:, None]
+    out[i] = acc
+  out = out.reshape(bsz, oh, ow, c)
   if images.dtype.kind in "iu":
     out = np.trunc(out)  # C++'s float-to-int conversion
   return out.astype(images.dtype, copy=False)
@@ -175,13 +216,16 @@ def ImageProjectiveTransformV3Grad(grads, images, transforms, *, interpolation, 
   input pixels it was sampled from, by the same weights."""
   bsz, h, w, c = images.shape
   _, oh, ow, _ = grads.shape
-  idx, wts, _ = transform_taps(bsz, h, w, oh, ow, transforms, fill_mode, interpolation)
   ft = np.float64 if grads.dtype == np.float64 else np.float32
-  g = grads.reshape(bsz, oh * ow, 1, c).astype(ft, copy=False)
-  contrib = g * wts[..., None].astype(ft, copy=False)  # [B, P, K, C]
-  flat = (np.arange(bsz).reshape(-1, 1, 1) * (h * w) + idx)  # [B, P, K]
-  flat = (flat[..., None] * c + np.arange(c)).reshape(-1)
-  out = np.bincount(flat, contrib.reshape(-1), minlength=bsz * h * w * c)
+  out = np.zeros((bsz, h * w * c), ft)
+  chan = np.arange(c)
+  for i, (taps, _) in enumerate(transform_taps(bsz, h, w, oh, ow, transforms, fill_mode,
+                                               interpolation)):
+    g = grads[i].reshape(oh * ow, c).astype(ft, copy=False)
+    for idx, wt in taps:
+      flat = (idx[:, None] * c + chan).reshape(-1)
+      out[i] += np.bincount(flat, (g * wt.astype(ft, copy=False)[:, None]).reshape(-1),
+                            minlength=h * w * c)
   return out.reshape(bsz, h, w, c).astype(grads.dtype, copy=False)
 
 
