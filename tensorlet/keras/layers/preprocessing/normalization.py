@@ -93,6 +93,25 @@ class Normalization(PreprocessingLayer):
           _dt.as_dtype(dtype).as_numpy_dtype))
     self.built = True
 
+  def adapt(self, data, batch_size=None, steps=None):
+    # NOTE: Keras 2 builds from the adapt step's input signature: a dataset's element
+    # shape (so unbatched elements keep their first axis), else [None, ...].
+    spec = getattr(data, "element_spec", None)
+    self._tl_adapt_shape = getattr(spec, "shape", None)
+    try:
+      super().adapt(data, batch_size=batch_size, steps=steps)
+    finally:
+      self._tl_adapt_shape = None
+
+  def _adapt_maybe_build(self, data):
+    shape = getattr(self, "_tl_adapt_shape", None)
+    if self.built or shape is None:
+      return super()._adapt_maybe_build(data)
+    if self._batch_input_shape is None:
+      self._batch_input_shape = (None,) * shape.rank
+    self.build(shape)
+    self.built = True
+
   def update_state(self, data):
     if self.input_mean is not None:
       raise ValueError(f"Cannot `adapt` a Normalization layer that is initialized with static "

@@ -51,6 +51,20 @@ def test_normalization_adapt_arrays_numpy(name, axis):
     np.testing.assert_allclose(traced.numpy(), (d64 - mean) / std, rtol=1e-4, atol=1e-4)
 
 
+def test_normalization_adapt_unbatched_dataset_and_lists():
+  rows = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]])
+  for data in (tf.data.Dataset.from_tensor_slices(rows), rows.tolist(),
+               tf.data.Dataset.from_tensor_slices(rows).batch(2)):
+    layer = L.Normalization()
+    layer.adapt(data)
+    mean, var, count = layer.get_weights()
+    np.testing.assert_allclose(mean, rows.mean(0), rtol=1e-6)
+    np.testing.assert_allclose(var, rows.var(0), rtol=1e-6)
+    assert count == 3
+  with pytest.raises(ValueError, match="known shape"):  # as Keras 2: axis -1 of [None]
+    L.Normalization().adapt(np.array([1.0, 2.0, 3.0]))
+
+
 def test_normalization_given_statistics_and_invert():
   data = REF["norm_data"]
   inv = L.Normalization(mean=[1.0, 2.0, 3.0, 4.0], variance=[1.0, 4.0, 9.0, 0.0], invert=True)
