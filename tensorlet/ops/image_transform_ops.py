@@ -154,6 +154,14 @@ def _check_transforms(t, batch):
                      f"shape {list(t.shape)}")
 
 
+def _check_attrs(interpolation, fill_mode):
+  if fill_mode not in FILL_MODES:
+    raise ValueError(f"fill_mode must be one of {list(FILL_MODES)}, got {fill_mode!r}")
+  if interpolation not in INTERPOLATIONS:
+    raise ValueError(f"interpolation must be one of {list(INTERPOLATIONS)}, got "
+                     f"{interpolation!r}")
+
+
 def _transform_shape(inputs, attrs):
   images, transforms, output_shape = inputs[:3]
   r = images.shape.rank
@@ -162,11 +170,7 @@ def _transform_shape(inputs, attrs):
   tr = transforms.shape
   if tr.rank is not None and (tr.rank != 2 or tr[1] not in (None, 8)):
     raise ValueError(f"transforms must be 2-D [batch or 1, 8], got shape {tr}")
-  if attrs["fill_mode"] not in FILL_MODES:
-    raise ValueError(f"fill_mode must be one of {list(FILL_MODES)}, got {attrs['fill_mode']!r}")
-  if attrs["interpolation"] not in INTERPOLATIONS:
-    raise ValueError(f"interpolation must be one of {list(INTERPOLATIONS)}, got "
-                     f"{attrs['interpolation']!r}")
+  _check_attrs(attrs["interpolation"], attrs["fill_mode"])
   sv = constant_value(output_shape)
   hw = list(_out_hw(sv)) if sv is not None else [None, None]
   d = images.shape.as_list() if r is not None else [None] * 4
@@ -180,6 +184,7 @@ def ImageProjectiveTransformV3(images, transforms, output_shape, fill_value, *, 
   if images.ndim != 4:
     raise ValueError(f"images must be 4-D [batch, height, width, channels], got rank "
                      f"{images.ndim}")
+  _check_attrs(interpolation, fill_mode)
   bsz, h, w, c = images.shape
   _check_transforms(transforms, bsz)
   oh, ow = _out_hw(output_shape)
