@@ -445,7 +445,7 @@ class Layer(Module):
     arrays = []
     for p, w in zip(params, weights):
       w = np.asarray(w)
-      if tuple(p.shape.as_list()) != w.shape:
+      if not p.shape.is_compatible_with(w.shape):
         raise ValueError(f"Layer {self.name} weight shape {tuple(p.shape.as_list())} is not "
                          f"compatible with provided weight shape {w.shape}.")
       if w.dtype.kind not in "biuf":
@@ -539,8 +539,11 @@ class Layer(Module):
         kwargs.get("experimental_autocast", True):
       from tensorlet.keras.mixed_precision.autocast_variable import AutoCastVariable as cls
     try:
+      # NOTE: unknown dimensions (Keras' shape=(2, None)) make a variable whose shape
+      # each assign may change.
+      extra = {"shape": TensorShape(shape)} if None in shape else {}
       var = cls(lambda: init(shape, dtype=dtype), trainable=trainable, name=name,
-                dtype=dtype, constraint=constraints.get(constraint))
+                dtype=dtype, constraint=constraints.get(constraint), **extra)
     finally:
       ctx.scope = saved
     self._tl_track_variable(var)

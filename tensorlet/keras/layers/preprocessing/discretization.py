@@ -95,12 +95,18 @@ class Discretization(PreprocessingLayer):
     self.epsilon = epsilon
     self.output_mode = output_mode
     self.sparse = sparse
-    self._summary = None
+    self._tl_summary_seen = None
 
   def build(self, input_shape):
     super().build(input_shape)
-    if self.input_bin_boundaries is None and self._summary is None:
-      self._summary = np.zeros((2, 0), np.float32)
+    if self.input_bin_boundaries is not None:
+      return
+    # The quantile summary [values; weights], a weight of unknown width as in Keras 2,
+    # so saved models keep what adapt learnt.
+    self.summary = self.add_weight(name="summary", shape=(2, None), dtype=_dt.float32,
+                                   initializer=lambda shape, dtype: np.zeros((2, 0),
+                                                                             np.float32),
+                                   trainable=False)
 
   def update_state(self, data):
     if self.input_bin_boundaries is not None:
@@ -110,23 +116,32 @@ class Discretization(PreprocessingLayer):
     if not self.built:
       raise RuntimeError("`build` must be called before `update_state`.")
     values = convert_to_tensor(data).numpy()
-    self._summary = merge_summaries(summarize(values, self.epsilon), self._summary,
-                                    self.epsilon)
+    self.summary.assign(merge_summaries(summarize(values, self.epsilon), self.summary.numpy(),
+                                        self.epsilon))
 
   def finalize_state(self):
     if self.input_bin_boundaries is not None or not self.built:
       return
+    summary = self.summary.numpy()
+    self._tl_summary_seen = summary
+    if summary.shape[1] == 0:
+      self.bin_boundaries = []
+      return
     if self.num_bins is None:
       raise ValueError("Discretization needs `num_bins` to be fit by `adapt`.")
-    bounds = compress(self._summary, 1.0 / self.num_bins)[0, :-1]
+    bounds = compress(summary, 1.0 / self.num_bins)[0, :-1]
     self.bin_boundaries = [float(b) for b in bounds]
 
   def reset_state(self):
     if self.input_bin_boundaries is not None or not self.built:
       return
-    self._summary = np.zeros((2, 0), np.float32)
+    self.summary.assign(np.zeros((2, 0), np.float32))
 
   def call(self, inputs):
+    if self.input_bin_boundaries is None and self.built and (
+        self._tl_summary_seen is None or
+        not np.array_equal(self.summary.numpy(), self._tl_summary_seen)):
+      self.finalize_state()  # weights were loaded or set since the last adapt
     from tensorlet.ragged.ragged_tensor import RaggedTensor
     from tensorlet.sparse.sparse_tensor import SparseTensor
     if isinstance(inputs, RaggedTensor):
@@ -141,6 +156,8 @@ class Discretization(PreprocessingLayer):
     """The index of the bucket of each value: how many boundaries are <= it (int32)."""
     if x.dtype not in (_dt.float32, _dt.float64, _dt.int32, _dt.int64):
       x = _m.cast(x, _dt.float32)
+    if not self.bin_boundaries:
+      return _a.zeros_like(x, _dt.int32)
     # NOTE: the boundaries are float32, as TF's Bucketize attribute holds them.
     bounds = np.asarray(self.bin_boundaries, np.float32).astype(np.float64).reshape(1, -1)
     flat = _a.reshape(_m.cast(x, _dt.float64), [1, -1])

@@ -60,3 +60,16 @@ for bins, eps in [(4, 0.01), (7, 0.05), (3, 0.001)]:
 
 np.savez_compressed(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf_reference.npz"),
                     **out)
+
+# A Keras 2 .h5 model with adapted preprocessing layers (their statistics are weights).
+feats = rng.normal(1.0, 3.0, (200, 3)).astype(np.float32)
+norm = L.Normalization()
+norm.adapt(feats)
+disc = L.Discretization(num_bins=4)
+disc.adapt(norm(feats).numpy())
+inp = L.Input((3,))
+model = tf.keras.Model(inp, disc(norm(inp)))
+model.save(os.path.join(os.path.dirname(os.path.abspath(__file__)), "keras2_preprocessing.h5"))
+np.savez_compressed(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                 "keras2_preprocessing.npz"),
+                    x=feats[:20], y=model.predict(feats[:20], verbose=0))

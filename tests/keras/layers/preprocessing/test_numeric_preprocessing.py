@@ -254,6 +254,38 @@ def test_discretization_in_models_and_dataset_map():
   assert [int(v) for v in ds] == [0, 1, 2]
 
 
+def test_keras2_h5_with_adapted_layers_loads():
+  here = os.path.dirname(__file__)
+  model = tf.keras.models.load_model(os.path.join(here, "keras2_preprocessing.h5"))
+  ref = np.load(os.path.join(here, "keras2_preprocessing.npz"))
+  np.testing.assert_array_equal(model.predict(ref["x"], verbose=0), ref["y"])
+  disc = model.layers[-1]
+  assert len(disc.bin_boundaries) == 3 and disc.weights[0].shape.as_list() == [2, None]
+
+
+@pytest.mark.parametrize("ext", ["keras", "h5"])
+def test_adapted_discretization_saves_and_loads(tmp_path, ext):
+  disc = L.Discretization(num_bins=4)
+  disc.adapt(np.random.RandomState(0).uniform(0, 1, (500,)))
+  summary = disc.get_weights()[0]
+  assert summary.shape[0] == 2 and summary.shape[1] > 0
+  inp = L.Input(shape=())
+  model = tf.keras.Model(inp, disc(inp))
+  x = np.array([0.1, 0.4, 0.6, 0.9], np.float32)
+  np.testing.assert_array_equal(model.predict(x, verbose=0), [0, 1, 2, 3])
+  path = str(tmp_path / f"m.{ext}")
+  model.save(path)
+  loaded = tf.keras.models.load_model(path)
+  np.testing.assert_array_equal(loaded.predict(x, verbose=0), [0, 1, 2, 3])
+  assert loaded.layers[-1].bin_boundaries == disc.bin_boundaries
+  fresh = L.Discretization(num_bins=4)
+  fresh.build((None,))
+  assert fresh(x).numpy().tolist() == [0, 0, 0, 0]  # not adapted: one bucket
+  fresh.set_weights([summary])
+  assert fresh(x).numpy().tolist() == [0, 1, 2, 3]
+  assert L.Discretization(bin_boundaries=[])(x).numpy().tolist() == [0, 0, 0, 0]
+
+
 def test_discretization_config_round_trip():
   for layer in (L.Discretization(bin_boundaries=[0.0, 1.5], output_mode="count"),
                 L.Discretization(num_bins=4, epsilon=0.02, output_mode="multi_hot",
