@@ -145,13 +145,32 @@ class Resizing(Layer):
 
   def call(self, inputs):
     dtype = self.compute_dtype if self.interpolation == "nearest" else _dt.float32
-    x = convert_inputs(inputs, dtype)
     size = [self.height, self.width]
+    from tensorlet.ragged.ragged_tensor import RaggedTensor
+    if isinstance(inputs, RaggedTensor):
+      return _m.cast(self._resize_ragged(inputs, dtype, size), self.compute_dtype)
+    x = convert_inputs(inputs, dtype)
     if self.crop_to_aspect_ratio:
       out = smart_resize(x, size, self._interpolation_method)
     else:
       out = resize(x, size, method=self._interpolation_method)
     return _m.cast(out, self.compute_dtype)
+
+  def _resize_ragged(self, images, dtype, size):
+    """A ragged batch of images of different sizes -> one dense batch of `size`."""
+    from tensorlet.graph.functional import map_fn
+    from tensorlet.tensor_spec import TensorSpec
+    if images.dtype != dtype:
+      images = images.with_flat_values(_m.cast(images.flat_values, dtype))
+
+    def one(image):
+      x = image.to_tensor()
+      if self.crop_to_aspect_ratio:
+        return smart_resize(x, size, self._interpolation_method)
+      return resize(x, size, method=self._interpolation_method)
+    out_dtype = dtype if self._interpolation_method == "nearest" else _dt.float32
+    spec = TensorSpec(size + images.shape.as_list()[-1:], out_dtype)
+    return map_fn(one, images, fn_output_signature=spec)
 
   def compute_output_shape(self, input_shape):
     return _with_hw(input_shape, self.height, self.width)

@@ -56,6 +56,20 @@ def test_upsampling2d_gradient_bicubic():
                     rtol=1e-4)
 
 
+@pytest.mark.parametrize("crop", [False, True])
+@pytest.mark.parametrize("method", ["bilinear", "nearest", "area"])
+def test_resizing_ragged_batch_of_different_sizes(crop, method):
+  a, b = _images(1, 4, 6)[0], _images(1, 5, 3, seed=1)[0]
+  rt = tf.RaggedTensor.from_nested_row_lengths(
+      np.concatenate([a.reshape(-1, 3), b.reshape(-1, 3)]), [[4, 5], [6] * 4 + [3] * 5])
+  layer = L.Resizing(3, 2, interpolation=method, crop_to_aspect_ratio=crop)
+  want = np.concatenate([layer(a[None]).numpy(), layer(b[None]).numpy()])
+  y = layer(rt)
+  assert isinstance(y, tf.Tensor) and y.shape == (2, 3, 2, 3) and y.dtype == tf.float32
+  np.testing.assert_allclose(y.numpy(), want, rtol=1e-6)
+  np.testing.assert_allclose(tf.function(layer)(rt).numpy(), want, rtol=1e-6)
+
+
 def test_resizing_crop_and_dtypes_match_keras():
   _close(L.Resizing(2, 6, crop_to_aspect_ratio=True)(IMG).numpy(), "resize_crop_wide")
   _close(L.Resizing(3, 9, interpolation="nearest")(IMG.astype(np.uint8)).numpy(),
