@@ -78,11 +78,16 @@ def _static(*vs):
 
 
 def _crop(x, top, left, height, width):
+  """The window of the images at (top, left) of (height, width): ints or int tensors."""
   rank = x.shape.rank
   begin = [top, left, 0] if rank == 3 else [0, top, left, 0]
   size = [height, width, -1] if rank == 3 else [-1, height, width, -1]
+  as_vec = lambda v: _a.stack([_m.cast(b, _dt.int32) if isinstance(b, Tensor) else b  # noqa
+                               for b in v])
   if not _static(top, left):
-    begin = _a.stack([_m.cast(b, _dt.int32) if isinstance(b, Tensor) else b for b in begin])
+    begin = as_vec(begin)
+  if not _static(height, width):
+    size = as_vec(size)
   return _a.slice(x, begin, size)
 
 
@@ -107,12 +112,7 @@ def smart_resize(x, size, interpolation="bilinear"):
     cw = _m.minimum(w, _m.cast(_m.cast(h * tw, _dt.float32) / th, _dt.int32))
     top = _m.cast(_m.cast(h - ch, _dt.float32) / 2, _dt.int32)
     left = _m.cast(_m.cast(w - cw, _dt.float32) / 2, _dt.int32)
-    ch, cw = _a.stack([ch]), _a.stack([cw])
-    rank = x.shape.rank
-    begin = _a.stack([top, left, 0] if rank == 3 else [0, top, left, 0])
-    size_t = _a.concat([ch, cw, [-1]] if rank == 3 else [[-1], ch, cw, [-1]], 0)
-    return _set_hw(resize(_a.slice(x, begin, size_t), [th, tw], method=interpolation), th, tw)
-  return resize(_crop(x, top, left, ch, cw), [th, tw], method=interpolation)
+  return _set_hw(resize(_crop(x, top, left, ch, cw), [th, tw], method=interpolation), th, tw)
 
 
 def _set_hw(x, h, w):
