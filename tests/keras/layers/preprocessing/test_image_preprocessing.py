@@ -96,6 +96,20 @@ def test_fixed_factor_transforms_match_keras(mode, interp):
          f"translation_{mode}_{interp}")
 
 
+@pytest.mark.parametrize("make", [
+    lambda: L.RandomRotation((0.1, 0.1)), lambda: L.RandomZoom((0.3, 0.3), (-0.2, -0.2)),
+    lambda: L.RandomTranslation((0.2, 0.2), (0.1, 0.1), fill_mode="wrap"),
+    lambda: L.RandomBrightness((0.1, 0.1)), lambda: L.RandomHeight((0.5, 0.5)),
+    lambda: L.RandomWidth((0.5, 0.5)), lambda: L.Resizing(3, 4, crop_to_aspect_ratio=True),
+    lambda: L.CenterCrop(3, 4), lambda: L.RandomCrop(3, 4, seed=1)])
+def test_single_images_as_batches_of_one(make):
+  layer = make()
+  y = layer(IMG[0])
+  assert y.shape.rank == 3
+  if not isinstance(layer, L.RandomCrop):
+    np.testing.assert_allclose(y.numpy(), layer(IMG[:1]).numpy()[0], atol=1e-4)
+
+
 def test_fixed_factor_other_layers_match_keras():
   _close(L.RandomZoom((0.5, 0.5))(IMG).numpy(), "zoom_same")
   _close(L.RandomBrightness((0.2, 0.2))(IMG).numpy(), "brightness")
