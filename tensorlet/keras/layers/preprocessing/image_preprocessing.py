@@ -9,6 +9,8 @@ values per call in eager code, in `tf.function` and in `Dataset.map`.
 Rotations, zooms and translations are projective transforms
 (ops/image_transform_ops.py) with TF's fill modes and interpolations.
 """
+import random
+
 import numpy as np
 
 from tensorlet import dtypes as _dt
@@ -255,8 +257,10 @@ class _RandomLayer(Layer):
   @property
   def _random_generator(self):
     if self._tl_generator is None:
-      self._tl_generator = (Generator.from_seed(self.seed) if self.seed is not None
-                            else Generator.from_non_deterministic_state())
+      # NOTE: as Keras 2, an unseeded layer takes its seed from Python's `random`, so
+      # tf.keras.utils.set_random_seed makes it repeat.
+      seed = self.seed if self.seed is not None else random.randint(1, int(1e9))
+      self._tl_generator = Generator.from_seed(seed)
     return self._tl_generator
 
   def _uniform(self, shape, minval, maxval, dtype=_dt.float32):

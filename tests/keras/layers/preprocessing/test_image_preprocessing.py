@@ -244,6 +244,16 @@ def test_inference_is_identity_and_seeds_repeat(make):
   assert any(s.shape != seq[0].shape or not np.array_equal(s, seq[0]) for s in seq[1:])
 
 
+def test_set_random_seed_makes_unseeded_layers_repeat():
+  x = _images()
+  outs = []
+  for _ in range(2):
+    tf.keras.utils.set_random_seed(3)
+    outs.append(L.RandomRotation(0.2)(x).numpy())
+  np.testing.assert_array_equal(outs[0], outs[1])
+  assert not np.array_equal(L.RandomRotation(0.2)(x).numpy(), outs[0])
+
+
 @pytest.mark.parametrize("make", RANDOM)
 def test_random_layers_in_tf_function_and_dataset_map(make):
   x = _images()
