@@ -144,11 +144,19 @@ class Discretization(PreprocessingLayer):
       self.finalize_state()  # weights were loaded or set since the last adapt
     from tensorlet.ragged.ragged_tensor import RaggedTensor
     from tensorlet.sparse.sparse_tensor import SparseTensor
+    as_int = self.output_mode == "int"
+    cast = (lambda v: _m.cast(v, self.compute_dtype)) if as_int else (lambda v: v)
     if isinstance(inputs, RaggedTensor):
-      return inputs.with_flat_values(self._bucketize(inputs.flat_values))
-    if isinstance(inputs, SparseTensor):
-      return SparseTensor(inputs.indices, self._bucketize(inputs.values), inputs.dense_shape)
-    indices = self._bucketize(convert_to_tensor(inputs))
+      indices = inputs.with_flat_values(cast(self._bucketize(inputs.flat_values)))
+      if as_int:
+        return indices
+    elif isinstance(inputs, SparseTensor):
+      indices = SparseTensor(inputs.indices, cast(self._bucketize(inputs.values)),
+                             inputs.dense_shape)
+      if as_int:
+        return indices
+    else:
+      indices = self._bucketize(convert_to_tensor(inputs))
     return encode_categorical_inputs(indices, self.output_mode, len(self.bin_boundaries) + 1,
                                      self.compute_dtype, self.sparse)
 

@@ -206,15 +206,21 @@ def test_discretization_output_modes(mode):
 
 
 def test_discretization_ragged_and_sparse_inputs():
+  """Values as Keras 2 gives them (checked against tf_keras 2.21)."""
+  rt = tf.ragged.constant([[-1.0, 0.5, 0.7], [2.0]])
+  st = tf.SparseTensor([[0, 1], [1, 0], [1, 2]], [0.5, 3.0, 3.5], [2, 3])
   layer = L.Discretization(bin_boundaries=[0.0, 1.0])
-  rt = tf.ragged.constant([[-1.0, 0.5], [2.0]])
   out = layer(rt)
-  assert isinstance(out, tf.RaggedTensor)
-  assert out.to_list() == [[0, 1], [2]]
-  st = tf.SparseTensor([[0, 1], [1, 0]], [0.5, 3.0], [2, 2])
+  assert isinstance(out, tf.RaggedTensor) and out.dtype == tf.int64
+  assert out.to_list() == [[0, 1, 1], [2]]
   out = layer(st)
-  assert isinstance(out, tf.SparseTensor)
-  np.testing.assert_array_equal(out.values.numpy(), [1, 2])
+  assert isinstance(out, tf.SparseTensor) and out.dtype == tf.int64
+  assert tf.sparse.to_dense(out).numpy().tolist() == [[0, 1, 0], [2, 0, 2]]
+  count = L.Discretization(bin_boundaries=[0.0, 1.0], output_mode="count")
+  np.testing.assert_array_equal(count(rt).numpy(), [[1, 2, 0], [0, 0, 1]])
+  np.testing.assert_array_equal(count(st).numpy(), [[0, 1, 0], [0, 0, 2]])
+  multi = L.Discretization(bin_boundaries=[0.0, 1.0], output_mode="multi_hot")
+  np.testing.assert_array_equal(multi(rt).numpy(), [[1, 1, 0], [0, 0, 1]])
 
 
 @pytest.mark.parametrize("bins,eps", [(4, 0.01), (7, 0.05), (3, 0.001)])
