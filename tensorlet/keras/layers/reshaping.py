@@ -60,7 +60,9 @@ def _bilinear_axis(x, axis, n, scale):
 
 
 class UpSampling2D(Layer):
-  """Repeats rows and columns by `size` ('nearest') or resizes bilinearly."""
+  """Repeats rows and columns by `size` ('nearest'), or resizes by `size` with any other
+  `tf.image.resize` interpolation (bilinear, bicubic, area, lanczos3/5, gaussian,
+  mitchellcubic)."""
 
   def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
     super().__init__(**kwargs)
