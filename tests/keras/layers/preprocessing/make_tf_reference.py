@@ -73,3 +73,34 @@ model.save(os.path.join(os.path.dirname(os.path.abspath(__file__)), "keras2_prep
 np.savez_compressed(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                  "keras2_preprocessing.npz"),
                     x=feats[:20], y=model.predict(feats[:20], verbose=0))
+
+# get_config() of layers built from the same arguments (keras2_configs.json).
+import json  # noqa: E402
+
+CONFIG_CASES = {
+    "Rescaling": dict(scale=0.5, offset=1.0),
+    "Resizing": dict(height=3, width=4, interpolation="bicubic", crop_to_aspect_ratio=True),
+    "CenterCrop": dict(height=2, width=3),
+    "RandomCrop": dict(height=2, width=3, seed=4),
+    "RandomFlip": dict(mode="vertical", seed=1),
+    "RandomTranslation": dict(height_factor=(-0.1, 0.2), width_factor=0.3, fill_mode="wrap",
+                              interpolation="nearest", seed=2, fill_value=3.0),
+    "RandomRotation": dict(factor=(-0.2, 0.1), fill_mode="constant", fill_value=1.0),
+    "RandomZoom": dict(height_factor=0.2, width_factor=(-0.1, 0.3)),
+    "RandomContrast": dict(factor=(0.1, 0.4)),
+    "RandomBrightness": dict(factor=0.3, value_range=(-1, 1), seed=9),
+    "RandomHeight": dict(factor=0.2, interpolation="area"),
+    "RandomWidth": dict(factor=(-0.3, 0.1), seed=3),
+    "Normalization": dict(axis=(1, 2), mean=[1.0, 2.0], variance=[3.0, 4.0], invert=True),
+    "Discretization": dict(num_bins=4, epsilon=0.02, output_mode="count", sparse=True),
+    "UpSampling2D": dict(size=(2, 3), interpolation="lanczos5"),
+}
+configs = {}
+for cls, kwargs in CONFIG_CASES.items():
+  config = getattr(L, cls)(**kwargs).get_config()
+  config.pop("name")
+  configs[cls] = json.loads(json.dumps(config, default=list))
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "keras2_configs.json"),
+          "w") as f:
+  json.dump({"cases": CONFIG_CASES, "configs": configs}, f, indent=1, sort_keys=True,
+            default=list)

@@ -1,6 +1,7 @@
 """Keras 2 image preprocessing layers: values against real Keras 2 (tf_reference.npz,
 made by make_tf_reference.py) and NumPy, training vs inference, seeds, statistics of
 the random draws, gradients, configs, models, tf.function and Dataset.map."""
+import json
 import os
 
 import numpy as np
@@ -440,3 +441,16 @@ def test_exported_names():
   assert L.RandomBrightness.__name__ == "RandomBrightness"
   with pytest.raises(AttributeError):
     ep.RandomBrightness  # noqa: B018 - Keras 2 has it in keras.layers only
+
+
+with open(os.path.join(os.path.dirname(__file__), "keras2_configs.json")) as _f:
+  _CONFIGS = json.load(_f)
+
+
+@pytest.mark.parametrize("cls", sorted(_CONFIGS["cases"]))
+def test_get_config_equals_keras2(cls):
+  """get_config() of the same constructor arguments as real Keras 2 (keras2_configs.json,
+  written by make_tf_reference.py)."""
+  config = getattr(L, cls)(**_CONFIGS["cases"][cls]).get_config()
+  config.pop("name")
+  assert json.loads(json.dumps(config, default=list)) == _CONFIGS["configs"][cls]
