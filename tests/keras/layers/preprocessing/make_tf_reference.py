@@ -104,3 +104,17 @@ with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "keras2_confi
           "w") as f:
   json.dump({"cases": CONFIG_CASES, "configs": configs}, f, indent=1, sort_keys=True,
             default=list)
+
+# A Keras 2 .keras model with augmentation layers (identity at inference) and resizing.
+tf.keras.utils.set_random_seed(0)
+aug = tf.keras.Sequential([
+    L.Input((10, 7, 3)), L.RandomFlip(seed=1), L.RandomRotation(0.1, fill_mode="constant"),
+    L.RandomZoom(0.2, 0.1), L.RandomTranslation(0.1, 0.2), L.RandomContrast(0.3),
+    L.RandomBrightness(0.2), L.Resizing(6, 6, interpolation="bicubic"), L.CenterCrop(4, 4),
+    L.Rescaling(1 / 255.0), L.UpSampling2D(2, interpolation="bilinear"), L.Flatten(),
+    L.Dense(3)])
+aug.save(os.path.join(os.path.dirname(os.path.abspath(__file__)), "keras2_augment.keras"))
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "keras2_augment.npz"),
+          "wb") as f:
+  np.savez_compressed(f, x=img.repeat(2, axis=1), y=aug.predict(img.repeat(2, axis=1),
+                                                                 verbose=0))

@@ -308,6 +308,20 @@ def test_model_config_round_trip_and_save(tmp_path):
   np.testing.assert_allclose(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
 
 
+def test_keras2_file_with_augmentation_layers_loads_and_trains():
+  here = os.path.dirname(__file__)
+  model = tf.keras.models.load_model(os.path.join(here, "keras2_augment.keras"))
+  ref = np.load(os.path.join(here, "keras2_augment.npz"))
+  assert [type(layer).__name__ for layer in model.layers][:6] == [
+      "RandomFlip", "RandomRotation", "RandomZoom", "RandomTranslation", "RandomContrast",
+      "RandomBrightness"]
+  np.testing.assert_allclose(model.predict(ref["x"], verbose=0), ref["y"], rtol=1e-5,
+                             atol=1e-5)
+  model.compile("sgd", "mse")
+  loss = model.fit(ref["x"], ref["y"] + 1.0, epochs=1, verbose=0).history["loss"]
+  assert np.isfinite(loss).all()
+
+
 @pytest.mark.parametrize("make", [
     lambda: L.CenterCrop(4, 4), lambda: L.Resizing(3, 5, crop_to_aspect_ratio=True),
     lambda: L.RandomCrop(4, 4, seed=2), lambda: L.RandomRotation(0.2, seed=1),
