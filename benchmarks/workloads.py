@@ -473,3 +473,4 @@ ALL += __import__("workloads_seq").ALL  # LSTM and Transformer training steps
 from io_workloads import tfrecord_parse_example  # noqa: E402
 
 ALL.append(("tfrecord_parse_example", tfrecord_parse_example))
+ALL += __import__("workloads_augment").ALL  # Keras image augmentation layers

@@ -151,6 +151,8 @@ def _check_input_spec(layer, spec, x):
 
 def _to_tensor(x, dtype):
   """NumPy arrays and Python numbers become tensors; floating values take `dtype`."""
+  if dtype is not None and not dtype.is_floating:
+    dtype = None  # NOTE: Keras autocasts only into a floating compute dtype
   if isinstance(x, Tensor):
     if dtype is not None and x._dtype is not dtype and x._dtype.is_floating:
       return _m.cast(x, dtype)
@@ -443,7 +445,7 @@ class Layer(Module):
     arrays = []
     for p, w in zip(params, weights):
       w = np.asarray(w)
-      if tuple(p.shape.as_list()) != w.shape:
+      if not p.shape.is_compatible_with(w.shape):
         raise ValueError(f"Layer {self.name} weight shape {tuple(p.shape.as_list())} is not "
                          f"compatible with provided weight shape {w.shape}.")
       if w.dtype.kind not in "biuf":
@@ -537,8 +539,11 @@ class Layer(Module):
         kwargs.get("experimental_autocast", True):
       from tensorlet.keras.mixed_precision.autocast_variable import AutoCastVariable as cls
     try:
+      # NOTE: unknown dimensions (Keras' shape=(2, None)) make a variable whose shape
+      # each assign may change.
+      extra = {"shape": TensorShape(shape)} if None in shape else {}
       var = cls(lambda: init(shape, dtype=dtype), trainable=trainable, name=name,
-                dtype=dtype, constraint=constraints.get(constraint))
+                dtype=dtype, constraint=constraints.get(constraint), **extra)
     finally:
       ctx.scope = saved
     self._tl_track_variable(var)
@@ -599,7 +604,8 @@ class Layer(Module):
       else:
         x = _to_tensor(x, self._tl_compute if self._tl_autocast else None)
       args = (x,) + args[1:]
-    elif x._dtype is not self._tl_compute and self._tl_autocast and x._dtype.is_floating:
+    elif x._dtype is not self._tl_compute and self._tl_autocast and x._dtype.is_floating \
+        and self._tl_compute.is_floating:
       args = (_m.cast(x, self._tl_compute),) + args[1:]
     info = self._tl_sig
     if info is None:

@@ -4,7 +4,9 @@ import numpy as np
 
 from tensorlet.keras.engine.base_layer import InputSpec, Layer
 from tensorlet.keras.layers import _util
+from tensorlet import dtypes as _dt
 from tensorlet.ops import array_ops as _a
+from tensorlet.ops import math_ops as _m
 from tensorlet.tensor import convert_to_tensor
 from tensorlet.tensor_shape import TensorShape
 
@@ -58,7 +60,9 @@ def _bilinear_axis(x, axis, n, scale):
 
 
 class UpSampling2D(Layer):
-  """Repeats rows and columns by `size` ('nearest') or resizes bilinearly."""
+  """Repeats rows and columns by `size` ('nearest'), or resizes by `size` with any other
+  `tf.image.resize` interpolation (bilinear, bicubic, area, lanczos3/5, gaussian,
+  mitchellcubic)."""
 
   def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
     super().__init__(**kwargs)
@@ -67,9 +71,6 @@ class UpSampling2D(Layer):
     if interpolation not in _INTERPOLATIONS:
       raise ValueError(f"`interpolation` argument should be one of: {list(_INTERPOLATIONS)}. "
                        f"Received: \"{interpolation}\".")
-    if interpolation not in ("nearest", "bilinear"):
-      raise NotImplementedError(f"UpSampling2D(interpolation=\"{interpolation}\") is not "
-                                f"implemented in tensorlet; use \"nearest\" or \"bilinear\".")
     self.interpolation = interpolation
     self.input_spec = InputSpec(ndim=4)
 
@@ -80,6 +81,8 @@ class UpSampling2D(Layer):
       for axis, k in zip(axes, self.size):
         x = _a.repeat(x, k, axis=axis)
       return x
+    if self.interpolation != "bilinear":
+      return self._resize(x, axes)
     for axis, k in zip(axes, self.size):
       n = x.shape[axis]
       if n is None:
@@ -87,6 +90,20 @@ class UpSampling2D(Layer):
                          "dimensions.")
       x = _bilinear_axis(x, axis, n, k)
     return x
+
+  def _resize(self, x, axes):
+    """The other interpolations: tf.image.resize to size times the image (float32 out,
+    as Keras 2's backend.resize_images)."""
+    from tensorlet.image.resizing import resize
+    dims = [x.shape[a] for a in axes]
+    if None in dims:
+      size = _m.cast(_a.shape(x), _dt.int32)[axes[0]:axes[1] + 1] * np.array(self.size, np.int32)
+    else:
+      size = [d * k for d, k in zip(dims, self.size)]
+    if self.data_format == "channels_first":
+      return _a.transpose(resize(_a.transpose(x, [0, 2, 3, 1]), size, self.interpolation),
+                          [0, 3, 1, 2])
+    return resize(x, size, self.interpolation)
 
   def compute_output_shape(self, input_shape):
     d = TensorShape(input_shape).as_list()

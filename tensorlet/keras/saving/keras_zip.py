@@ -182,7 +182,7 @@ def read_weights(model, h5file, skip_mismatch=False, include_optimizer=True):
     mine = []
     for v, value in zip(own, values):
       want = tuple(v.shape.as_list())
-      if tuple(np.shape(value)) != want:
+      if not v.shape.is_compatible_with(np.shape(value)):
         msg = (f"Shape mismatch in layer '{getattr(obj, 'name', path)}' for weight {v.name}: "
                f"the model has shape {want}, the file {tuple(np.shape(value))}.")
         if skip_mismatch:

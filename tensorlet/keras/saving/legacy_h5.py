@@ -98,7 +98,7 @@ def _saved_layers(group):
 
 def _check_shape(w, value, where):
   want = tuple(w.shape.as_list())
-  if tuple(value.shape) != want:
+  if not w.shape.is_compatible_with(value.shape):
     raise ValueError(f"Shape mismatch in {where} for weight {w.name}. Weight expects shape "
                      f"{want}. Received saved weight with shape {tuple(value.shape)}")
 

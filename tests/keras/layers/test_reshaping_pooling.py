@@ -154,7 +154,6 @@ def test_embedding_mask_zero_flows_through_a_functional_model():
 
 @pytest.mark.parametrize("make,err,msg", [
     (lambda: L.UpSampling2D(interpolation="cubic"), ValueError, "`interpolation` argument"),
-    (lambda: L.UpSampling2D(interpolation="lanczos3"), NotImplementedError, "lanczos3"),
     (lambda: L.ZeroPadding2D(padding=(1, 2, 3)), ValueError, "`padding` should be"),
     (lambda: L.Cropping2D(cropping=(1, 2, 3)), ValueError, "`cropping` should be"),
     (lambda: L.Cropping1D((2, 2))(np.ones((1, 4, 1), np.float32)), ValueError,

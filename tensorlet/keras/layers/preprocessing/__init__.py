@@ -1,5 +1,10 @@
 """Keras 2's preprocessing layers; also tf.keras.layers.experimental.preprocessing."""
 from tensorlet.keras.layers.preprocessing.base import PreprocessingLayer  # noqa: F401
+from tensorlet.keras.layers.preprocessing.normalization import Normalization  # noqa: F401
+from tensorlet.keras.layers.preprocessing.discretization import Discretization  # noqa: F401
+from tensorlet.keras.layers.preprocessing.image_preprocessing import (  # noqa: F401
+    CenterCrop, RandomContrast, RandomCrop, RandomFlip, RandomHeight, RandomRotation,
+    RandomTranslation, RandomWidth, RandomZoom, Rescaling, Resizing)
 from tensorlet.keras.layers.preprocessing.category_encoding import CategoryEncoding  # noqa: F401
 from tensorlet.keras.layers.preprocessing.hashed_crossing import HashedCrossing  # noqa: F401
 from tensorlet.keras.layers.preprocessing.hashing import Hashing  # noqa: F401
