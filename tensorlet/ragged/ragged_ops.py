@@ -8,6 +8,8 @@ from tensorlet import dtypes as _dt
 from tensorlet.ops import array_ops as A
 from tensorlet.ops import composite_dispatch as dispatch
 from tensorlet.ops import math_ops as M
+from tensorlet.ops.registry import constant_value
+from tensorlet.errors import InvalidArgumentError
 from tensorlet.ragged.ragged_getitem import gather_rows, range_indices
 from tensorlet.ragged.ragged_math import _same_splits, elementwise
 from tensorlet.ragged.ragged_tensor import RaggedTensor, _splits_dtype
@@ -37,8 +39,11 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None,
   depths = info.get("depths", set())
   if len(depths) > 1:
     raise ValueError("all scalar values must have the same nesting depth")
+  scalars = bool(depths)
   k = depths.pop() if depths else info.get("empty", 1)
   inner = () if inner_shape is None else tuple(inner_shape)
+  if not scalars and ragged_rank is not None:  # only empty lists: as deep as asked
+    k = max(k, ragged_rank + 1 + len(inner))
   if ragged_rank is None:
     ragged_rank = max(0, k - 1 - len(inner))
   if ragged_rank < 0:
@@ -174,8 +179,22 @@ def _ragged_concat(values, axis, name=None):
     return _concat0(rts)
   if axis == 1:
     return _concat1(rts)
-  raise NotImplementedError(f"tf.concat of RaggedTensors along axis {axis} is not "
-                            f"implemented (axes 0 and 1 are)")
+  return _rowwise(rts, lambda vals: A.concat(vals, axis - 1) if not isinstance(
+      vals[0], RaggedTensor) else _ragged_concat(vals, axis - 1), "concat")
+
+
+def _rowwise(rts, op, what):
+  """`op` applied to the values of ragged tensors that share their outer row splits
+  (an axis below the first two: each row is combined with the same row of the others)."""
+  first = rts[0].row_splits
+  fv = constant_value(first)
+  for r in rts[1:]:
+    v = constant_value(r.row_splits)
+    if fv is not None and v is not None and not np.array_equal(fv, v):
+      raise InvalidArgumentError(None, None, f"Input tensors at index 0 (=x) and {rts.index(r)} "
+                                 f"(=y) have incompatible shapes: tf.{what} of RaggedTensors "
+                                 f"along an inner axis needs the same row lengths")
+  return rts[0].with_values(op([r.values for r in rts]))
 
 
 def stack(values, axis=0, name=None):
@@ -204,8 +223,8 @@ def stack(values, axis=0, name=None):
                                            A.stack([k, n]))), [-1])
     return RaggedTensor.from_uniform_row_length(gather_rows(rows, perm), k, M.cast(
         n, _dt.int64))
-  raise NotImplementedError(f"tf.stack of RaggedTensors along axis {axis} is not implemented "
-                            f"(axes 0 and 1 are)")
+  return _rowwise(rts, lambda vals: A.stack(vals, axis - 1) if not isinstance(
+      vals[0], RaggedTensor) else stack(vals, axis - 1), "stack")
 
 
 def _ragged_stack(values, axis=0, name=None):
@@ -236,8 +255,8 @@ def gather(params, indices):
 
 def _ragged_where(condition, x=None, y=None, name=None):
   if x is None and y is None:
-    raise NotImplementedError("tf.where(condition) of a RaggedTensor is not implemented; "
-                              "pass x and y")
+    from tensorlet.ragged.ragged_array_ops import where_true
+    return where_true(condition)
   return elementwise(A.where._tl_undispatched, (condition, x, y), {})
 
 

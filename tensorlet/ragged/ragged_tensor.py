@@ -430,6 +430,10 @@ class RaggedTensor(CompositeTensor):
     vals = self._values.numpy()
     s = np.asarray(self._row_splits._value)
     rows = [vals[s[i]:s[i + 1]] for i in range(len(s) - 1)]
+    if not rows:
+      return np.zeros((0, 0) + vals.shape[1:], vals.dtype)
+    if all(len(r) == len(rows[0]) for r in rows):
+      return np.array(rows)  # rows of one length stack into one array, as TF's
     out = np.empty(len(rows), dtype=object)
     out[:] = rows
     return out
@@ -489,24 +493,15 @@ RaggedTensor.__invert__ = lambda self: M.logical_not(self)
 
 
 def _text(rt):
-  """The rows as TF prints them (float32 values at float32 precision)."""
-  splits = [np.asarray(x._value) for x in rt.nested_row_splits]
-  vals = np.asarray(rt.flat_values._value)
-
-  def item(v):
-    if isinstance(v, np.ndarray):
-      return "[" + ", ".join(item(e) for e in v) + "]"
-    return repr(v) if isinstance(v, bytes) else str(v)
-
-  def rows(level, lo, hi):
-    s = splits[level]
-    out = []
-    for i in builtins.range(lo, hi):
-      a, b = int(s[i]), int(s[i + 1])
-      out.append("[" + ", ".join(item(v) for v in vals[a:b]) + "]" if level == len(splits) - 1
-                 else rows(level + 1, a, b))
-    return "[" + ", ".join(out) + "]"
-  return rows(0, 0, len(splits[0]) - 1)
+  """The rows as TF prints them: NumPy's layout of the nested row arrays (so rank-3+
+  values break lines as TF's do), each scalar as str() prints it."""
+  def fmt(x):
+    if isinstance(x, np.ndarray):
+      if x.size:
+        return np.array2string(x, separator=", ", formatter={"all": fmt})
+      return repr(x.tolist())  # an empty [0, 3] array is [[], [], []], not []
+    return str(x)
+  return fmt(rt.numpy())
 
 
 def _eager(rt):

@@ -1,0 +1,88 @@
+"""tf.shape, tf.size, tf.rank, tf.expand_dims and one-argument tf.where of a
+RaggedTensor (registered for the dense public functions)."""
+from tensorlet import dtypes as _dt
+from tensorlet.ops import array_ops as A
+from tensorlet.ops import composite_dispatch as dispatch
+from tensorlet.ops import math_ops as M
+from tensorlet.ops._common import as_int
+from tensorlet.ops.registry import constant_value
+from tensorlet.ragged.dynamic_ragged_shape import DynamicRaggedShape
+from tensorlet.ragged.ragged_tensor import RaggedTensor
+from tensorlet.tensor import convert_to_tensor
+
+__all__ = ["shape", "size", "rank", "expand_dims", "where_true"]
+
+
+def shape(input, out_type=_dt.int32, name=None):  # noqa: A002
+  return DynamicRaggedShape.from_tensor(input, out_type)
+
+
+def size(input, out_type=_dt.int32, name=None):  # noqa: A002
+  return A.size(input.flat_values, out_type=out_type)
+
+
+def rank(input, name=None):  # noqa: A002
+  r = input.shape.rank
+  if r is not None:
+    return convert_to_tensor(r, _dt.int32)
+  return M.add(A.rank(input.flat_values), input.ragged_rank)
+
+
+def expand_dims(input, axis, name=None):  # noqa: A002
+  """A dimension of size 1 inserted at `axis` (uniform; the ragged ones keep theirs)."""
+  rt = input
+  r = rt.shape.rank
+  a = as_int(constant_value(convert_to_tensor(axis)), "ExpandDims", "axis")
+  if r is not None:
+    if not -r - 1 <= a <= r:
+      raise ValueError(f"axis={a} out of bounds: expected {-r - 1}<=axis<{r + 1}")
+    if a < 0:
+      a += r + 1
+  return _expand(rt, a)
+
+
+def _uniform(values, width, nrows):
+  """`values` split into `nrows` rows of `width`, with `values`' row-splits dtype."""
+  dt = values.row_splits_dtype
+  splits = M.multiply(A.range(M.add(nrows, M.cast(1, dt)), dtype=dt), width)
+  return RaggedTensor.from_row_splits(values, splits, validate=False)
+
+
+def _expand(rt, a):
+  dt = rt.row_splits_dtype
+  if a == 0:
+    return _uniform(rt, rt.nrows(), M.cast(1, dt))
+  if a == 1:
+    return _uniform(rt, M.cast(1, dt), rt.nrows())
+  v = rt.values
+  if isinstance(v, RaggedTensor):
+    return rt.with_values(_expand(v, a - 1))
+  return rt.with_values(A.expand_dims(v, a - 1))
+
+
+def where_true(condition):
+  """The coordinates [row, col, ...] (int64) of the true (nonzero) elements of ragged
+  `condition`, in row-major order, as tf.where(condition)."""
+  flat = condition.flat_values
+  coords = A.where(flat)   # [position in the flat values, inner coordinates...]
+  pos = coords[:, 0]
+  cols = []
+  levels = []
+  rt = condition
+  while isinstance(rt, RaggedTensor):
+    levels.append(rt)
+    rt = rt.values
+  # from the innermost partition out: a position's row, and its column within that row
+  for level in reversed(levels):
+    splits = M.cast(level.row_splits, _dt.int64)
+    row = A.searchsorted(splits[1:], pos, side="right", out_type=_dt.int64)
+    cols.insert(0, M.subtract(pos, A.gather(splits, row)))
+    pos = row
+  parts = [A.expand_dims(pos, 1)] + [A.expand_dims(c, 1) for c in cols] + [coords[:, 1:]]
+  return A.concat(parts, 1)
+
+
+dispatch.dispatch_for(A.shape)(RaggedTensor)(shape)
+dispatch.dispatch_for(A.size)(RaggedTensor)(size)
+dispatch.dispatch_for(A.rank)(RaggedTensor)(rank)
+dispatch.dispatch_for(A.expand_dims)(RaggedTensor)(expand_dims)
