@@ -443,6 +443,9 @@ class RaggedTensor(CompositeTensor):
     from tensorlet.ragged import ragged_getitem
     return ragged_getitem.getitem(self, key)
 
+  def _map_fn_rows(self):
+    return self.__getitem__
+
   def __iter__(self):
     if not _eager(self):
       raise TypeError("Iterating over a symbolic RaggedTensor is not allowed in graph mode")
@@ -623,3 +626,35 @@ class RaggedTensorSpec(TensorLikeSpec):
   def __repr__(self):
     return (f"RaggedTensorSpec({self._shape!r}, {self._dtype!r}, {self._ragged_rank}, "
             f"{self._row_splits_dtype!r})")
+
+  # tf.map_fn: a row is written as its number of rows, its nested row lengths and its
+  # flat values; the stacked result is rebuilt from those (one ragged level more)
+  def _map_fn_row_spec(self):
+    shape = self._shape[1:] if self._shape.rank is not None else None
+    return RaggedTensorSpec(shape, self._dtype, self._ragged_rank - 1, self._row_splits_dtype)
+
+  def _map_fn_part_dtypes(self):
+    dt = self._row_splits_dtype
+    return [(dt, [])] + [(dt, None)] * self._ragged_rank + [(self._dtype, None)]
+
+  def _map_fn_encode(self, value, i):
+    dt = self._row_splits_dtype
+    if isinstance(value, RaggedTensor):
+      lengths = list(value.nested_row_lengths())
+      flat, nrows = value.flat_values, M.cast(value.nrows(), dt)
+    elif isinstance(value, CompositeTensor):
+      raise TypeError(f"expected a RaggedTensor, got {type(value).__name__}")
+    else:
+      flat = value if isinstance(value, Tensor) else convert_to_tensor(value, self._dtype)
+      if flat.shape.rank == 0:
+        raise InvalidArgumentError(None, None, f"Ragged values must have rank >= 1; map_fn's "
+                                   f"fn returned a scalar for {self!r}")
+      lengths, nrows = [], M.cast(A.shape(flat)[0], dt)
+    if len(lengths) != self._ragged_rank:
+      raise ValueError(f"map_fn: fn returned a value with ragged_rank {len(lengths)} where "
+                       f"fn_output_signature {self!r} expects {self._ragged_rank}")
+    return [nrows] + [M.cast(ln, dt) for ln in lengths] + [flat]
+
+  def _map_fn_decode(self, tas):
+    levels = [tas[0].stack()] + [ta.concat() for ta in tas[1:-1]]
+    return RaggedTensor.from_nested_row_lengths(tas[-1].concat(), levels, validate=False)
