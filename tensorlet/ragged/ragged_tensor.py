@@ -57,7 +57,8 @@ class RaggedTensor(CompositeTensor):
   """A tensor with rows of different lengths (use the `from_*` factories or
   `tf.ragged.constant`)."""
 
-  __slots__ = ("_values", "_row_splits", "__weakref__")
+  # _keras_mask: the mask a Keras layer attaches to its output, as on tensors
+  __slots__ = ("_values", "_row_splits", "_keras_mask", "__weakref__")
   _tf_tensor_like = True
 
   def __init__(self, values, row_splits, internal=False):
@@ -406,7 +407,10 @@ class RaggedTensor(CompositeTensor):
     out_shape = A.concat([A.stack([self.nrows(), width]),
                           A.shape(inner, out_type=dt)[1:]], 0)
     base = A.fill(out_shape, default)
-    return A.tensor_scatter_nd_update(base, A.stack([ids, cols], 1), inner)
+    out = A.tensor_scatter_nd_update(base, A.stack([ids, cols], 1), inner)
+    if inner.shape.rank is not None:  # the uniform dims stay known in a graph
+      out.set_shape(TensorShape([self.shape[0], None]).concatenate(inner.shape[1:]))
+    return out
 
   def to_list(self):
     if not _eager(self):

@@ -94,6 +94,17 @@ class Dense(Layer):
       # As Keras 2's Dense: integer (or complex) inputs are cast to the layer's dtype
       # rather than failing in MatMul; strings fail in the Cast (UnimplementedError).
       inputs = _m.cast(inputs, self.kernel.dtype)
+    kind = type(inputs).__name__
+    if kind == "RaggedTensor":  # the rows keep their lengths: Dense of the flat values
+      if inputs.flat_values.shape.rank == 1:
+        raise ValueError(f"Dense layer only supports RaggedTensors when the innermost "
+                         f"dimension is non-ragged. Received: inputs.shape={inputs.shape}.")
+      return inputs.with_flat_values(self.call(inputs.flat_values))
+    if kind == "SparseTensor":
+      from tensorlet.sparse import sparse_ops
+      out = sparse_ops.sparse_dense_matmul(inputs, self.kernel)
+      out = _nn.bias_add(out, self.bias) if self.bias is not None else out
+      return self._tl_act(out) if self._tl_act is not None else out
     if inputs.ndim == 2:
       out = _m.matmul(inputs, self.kernel)
     else:
@@ -267,6 +278,11 @@ class Embedding(Layer):
   def call(self, inputs):
     if inputs.dtype not in (_dt.int32, _dt.int64):
       inputs = _m.cast(inputs, _dt.int32)
+    if type(inputs).__name__ == "SparseTensor":
+      # Keras 2 looks the ids up with safe_embedding_lookup_sparse(default_id=0): a
+      # missing position gets row 0, as the lookup of the densified ids does
+      from tensorlet.sparse import sparse_ops
+      inputs = sparse_ops.to_dense(inputs)
     return _nn.embedding_lookup(self.embeddings, inputs)
 
   def compute_mask(self, inputs, mask=None):
