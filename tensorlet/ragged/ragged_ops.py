@@ -249,6 +249,43 @@ def _ragged_gather(params, indices, validate_indices=None, axis=None, batch_dims
   return rows
 
 
+def _ragged_gather_nd(params, indices, batch_dims=0, name=None):
+  """params[index] for each index (a row of the last axis of `indices`): leading
+  coordinates step through the row partitions, the rest index the dense values."""
+  if batch_dims:
+    raise NotImplementedError("tf.gather_nd on RaggedTensors supports batch_dims=0")
+  if isinstance(indices, RaggedTensor):
+    return indices.with_flat_values(_ragged_gather_nd(params, indices.flat_values))
+  idx = convert_to_tensor(indices)
+  k = idx.shape[-1]
+  if idx.shape.rank is None or k is None:
+    raise ValueError("tf.gather_nd on a RaggedTensor needs indices of known shape")
+  if not isinstance(params, RaggedTensor):
+    return A.gather_nd._tl_undispatched(params, idx)
+  batch = idx.shape[:-1]
+  flat = A.reshape(idx, [-1, k])
+  if k == 0:
+    raise NotImplementedError("tf.gather_nd on a RaggedTensor with empty index tuples")
+  # a row of `level` at each step: its start in the level's values, plus the coordinate
+  level, pos, used = params, M.cast(flat[:, 0], params.row_splits_dtype), 1
+  while used < k and isinstance(level, RaggedTensor):
+    pos = M.add(A.gather(level.row_splits, pos), M.cast(flat[:, used], pos.dtype))
+    level, used = level.values, used + 1
+  if isinstance(level, RaggedTensor):
+    rows = gather_rows(level, pos)
+  elif used == k:
+    rows = A.gather(level, pos)
+  else:
+    rest = M.cast(flat[:, used:], pos.dtype)
+    rows = A.gather_nd._tl_undispatched(level, A.concat([A.expand_dims(pos, 1), rest], 1))
+  for w in reversed(batch.as_list()[1:]):
+    rows = RaggedTensor.from_uniform_row_length(rows, w) if isinstance(rows, RaggedTensor) \
+        else rows
+  if not isinstance(rows, RaggedTensor) and batch.rank != 1:
+    rows = A.reshape(rows, A.concat([A.shape(idx)[:-1], A.shape(rows)[1:]], 0))
+  return rows
+
+
 def gather(params, indices):
   return A.gather(params, indices)
 
@@ -275,14 +312,14 @@ def map_flat_values(op, *args, **kwargs):
 
 
 def row_splits_to_segment_ids(splits, name=None, out_type=None):
-  s = convert_to_tensor(splits)
+  s = convert_to_tensor(splits, dtype_hint=_dt.int64)
   rt = RaggedTensor.from_row_splits(A.zeros(A.reshape(s[-1], [1]), _dt.int32), s)
   ids = rt.value_rowids()
   return ids if out_type is None else M.cast(ids, out_type)
 
 
 def segment_ids_to_row_splits(segment_ids, num_segments=None, out_type=None, name=None):
-  ids = convert_to_tensor(segment_ids)
+  ids = convert_to_tensor(segment_ids, dtype_hint=_dt.int64)
   rt = RaggedTensor.from_value_rowids(A.zeros_like(ids), ids, num_segments)
   s = rt.row_splits
   return s if out_type is None else M.cast(s, out_type)
@@ -291,6 +328,7 @@ def segment_ids_to_row_splits(segment_ids, num_segments=None, out_type=None, nam
 dispatch.dispatch_for(A.concat)(RaggedTensor)(_ragged_concat)
 dispatch.dispatch_for(A.stack)(RaggedTensor)(_ragged_stack)
 dispatch.dispatch_for(A.gather)(RaggedTensor)(_ragged_gather)
+dispatch.dispatch_for(A.gather_nd)(RaggedTensor)(_ragged_gather_nd)
 dispatch.dispatch_for(A.where)(RaggedTensor)(_ragged_where)
 dispatch.dispatch_for(A.boolean_mask)(RaggedTensor)(
     lambda tensor, mask, axis=None, name=None: boolean_mask(tensor, mask))
