@@ -19,11 +19,14 @@ __all__ = ["DynamicRaggedShape"]
 class DynamicRaggedShape:
   """The shape of a RaggedTensor: its row partitions and the shape of its flat values."""
 
-  __slots__ = ("_splits", "_inner_shape", "_static_inner", "_static_nrows", "_dtype")
+  __slots__ = ("_splits", "_uniform", "_inner_shape", "_static_inner", "_static_nrows",
+               "_dtype")
 
   def __init__(self, row_splits, inner_shape, dtype=_dt.int32, static_inner=None,
-               static_nrows=None):
+               static_nrows=None, uniform=None):
     self._splits = tuple(row_splits)
+    # each partition's one row length when the rows are known to be uniform, else None
+    self._uniform = tuple(uniform) if uniform is not None else (None,) * len(self._splits)
     self._inner_shape = inner_shape
     self._dtype = _dt.as_dtype(dtype)
     self._static_inner = static_inner   # TensorShape of the flat values
@@ -36,8 +39,12 @@ class DynamicRaggedShape:
     if dtype not in (_dt.int32, _dt.int64):
       raise ValueError(f"dtype must be int32 or int64, got {dtype!r}")
     flat = rt.flat_values
+    uniform, level = [], rt
+    while hasattr(level, "_uniform"):
+      uniform.append(level._uniform)
+      level = level.values
     return cls(rt.nested_row_splits, A.shape(flat, out_type=dtype), dtype, flat.shape,
-               rt.shape[0])
+               rt.shape[0], uniform)
 
   # ------------------------------------------------------------ facts
   @property
@@ -70,7 +77,7 @@ class DynamicRaggedShape:
 
   def is_uniform(self, axis):
     a = self._axis(axis)
-    return not 1 <= a <= len(self._splits)
+    return not 1 <= a <= len(self._splits) or self._uniform[a - 1] is not None
 
   def _nrows(self):
     if self._static_nrows is not None:
@@ -84,9 +91,10 @@ class DynamicRaggedShape:
     """Each dimension as TF lists it: an int when known statically, a tuple of row
     lengths for a ragged one whose values are known, else None."""
     out = [self._static_nrows]
-    for s in self._splits:
-      v = constant_value(s) if isinstance(s, EagerTensor) else None
-      out.append(None if v is None else tuple(int(b - a) for a, b in zip(v[:-1], v[1:])))
+    for s, u in zip(self._splits, self._uniform):
+      v = constant_value(s) if isinstance(s, EagerTensor) and u is None else None
+      out.append(u if u is not None or v is None else
+                 tuple(int(b - a) for a, b in zip(v[:-1], v[1:])))
     inner = self._static_inner.as_list() if self._static_inner.rank is not None else []
     return out + inner[1:]
 
@@ -111,6 +119,8 @@ class DynamicRaggedShape:
     if a == 0:
       return self._nrows()
     if a <= k:
+      if self._uniform[a - 1] is not None:
+        return convert_to_tensor(self._uniform[a - 1], self._dtype)
       raise ValueError(f"Index {index} is not uniform")
     i = a - k
     d = self._static_inner[i] if self._static_inner.rank is not None else None
@@ -134,7 +144,7 @@ class DynamicRaggedShape:
     static = self._static_inner[:inner_stop] if self._static_inner.rank is not None else \
         self._static_inner
     return DynamicRaggedShape(self._splits[:k], inner, self._dtype, static,
-                              self._static_nrows)
+                              self._static_nrows, self._uniform[:k])
 
   def __len__(self):
     raise TypeError("object of type 'DynamicRaggedShape' has no len()")

@@ -45,7 +45,10 @@ def _uniform(values, width, nrows):
   """`values` split into `nrows` rows of `width`, with `values`' row-splits dtype."""
   dt = values.row_splits_dtype
   splits = M.multiply(A.range(M.add(nrows, M.cast(1, dt)), dtype=dt), width)
-  return RaggedTensor.from_row_splits(values, splits, validate=False)
+  out = RaggedTensor.from_row_splits(values, splits, validate=False)
+  w = constant_value(width)
+  out._uniform = None if w is None else int(w)
+  return out
 
 
 def _expand(rt, a):

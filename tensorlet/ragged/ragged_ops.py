@@ -221,8 +221,10 @@ def stack(values, axis=0, name=None):
     n = rts[0].nrows()
     perm = A.reshape(A.transpose(A.reshape(A.range(M.multiply(n, k), dtype=n.dtype),
                                            A.stack([k, n]))), [-1])
-    return RaggedTensor.from_uniform_row_length(gather_rows(rows, perm), k, M.cast(
+    out = RaggedTensor.from_uniform_row_length(gather_rows(rows, perm), k, M.cast(
         n, _dt.int64))
+    out._uniform = None  # TF's stack along axis 1 leaves the new dim ragged
+    return out
   return _rowwise(rts, lambda vals: A.stack(vals, axis - 1) if not isinstance(
       vals[0], RaggedTensor) else stack(vals, axis - 1), "stack")
 
@@ -246,6 +248,7 @@ def _ragged_gather(params, indices, validate_indices=None, axis=None, batch_dims
   rows = gather_rows(params, A.reshape(idx, [-1]))
   for w in reversed(idx.shape.as_list()[1:]):
     rows = RaggedTensor.from_uniform_row_length(rows, w)
+    rows._uniform = None  # as TF's gather: the indices' inner dims come back ragged
   return rows
 
 

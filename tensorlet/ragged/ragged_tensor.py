@@ -58,7 +58,8 @@ class RaggedTensor(CompositeTensor):
   `tf.ragged.constant`)."""
 
   # _keras_mask: the mask a Keras layer attaches to its output, as on tensors
-  __slots__ = ("_values", "_row_splits", "_keras_mask", "__weakref__")
+  # _uniform: the rows' one length when known statically (from_uniform_row_length, ...)
+  __slots__ = ("_values", "_row_splits", "_uniform", "_keras_mask", "__weakref__")
   _tf_tensor_like = True
 
   def __init__(self, values, row_splits, internal=False):
@@ -67,6 +68,7 @@ class RaggedTensor(CompositeTensor):
                        "methods instead (e.g., RaggedTensor.from_row_lengths())")
     self._values = values
     self._row_splits = row_splits
+    self._uniform = None
 
   # ------------------------------------------------------------ factories
   @classmethod
@@ -153,7 +155,10 @@ class RaggedTensor(CompositeTensor):
       nrows = M.floordiv(_nvals(values), M.maximum(width, M.cast(1, _dt.int64)))
     nrows = _int_tensor(nrows, _dt.int64, "nrows")
     splits = M.multiply(A.range(M.add(nrows, M.cast(1, _dt.int64)), dtype=_dt.int64), width)
-    return cls.from_row_splits(values, splits, validate=validate)
+    out = cls.from_row_splits(values, splits, validate=validate)
+    w = constant_value(width)
+    out._uniform = None if w is None else int(w)
+    return out
 
   @classmethod
   def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None, validate=True):
@@ -200,8 +205,10 @@ class RaggedTensor(CompositeTensor):
       shp = A.shape(t, out_type=dt)
       inner = cls.from_tensor(A.reshape(t, A.concat([[-1], shp[2:]], 0)), lengths, padding,
                               ragged_rank - 1, row_splits_dtype=dt)
-      return cls.from_uniform_row_length(inner, M.cast(shp[1], _dt.int64), M.cast(shp[0],
-                                                                                 _dt.int64))
+      out = cls.from_uniform_row_length(inner, M.cast(shp[1], _dt.int64), M.cast(shp[0],
+                                                                                _dt.int64))
+      out._uniform = t.shape[1] if t.shape.rank is not None else out._uniform
+      return out.with_row_splits_dtype(dt)
     shp = A.shape(t, out_type=dt)
     nrows, ncols = shp[0], shp[1]
     if padding is not None:
@@ -216,7 +223,9 @@ class RaggedTensor(CompositeTensor):
     if lengths is None:
       values = A.reshape(t, A.concat([[-1], shp[2:]], 0))
       splits = M.multiply(A.range(M.add(nrows, M.cast(1, dt)), dtype=dt), ncols)
-      return cls.from_row_splits(values, splits, validate=False)
+      out = cls.from_row_splits(values, splits, validate=False)
+      out._uniform = t.shape[1] if t.shape.rank is not None else None
+      return out
     lengths = _int_tensor(lengths, dt, "lengths")
     lengths = M.minimum(lengths, ncols)
     mask = A.sequence_mask(lengths, ncols)
@@ -266,7 +275,7 @@ class RaggedTensor(CompositeTensor):
     inner = self._values.shape
     if inner.rank is None:
       return TensorShape(None)
-    return TensorShape([nrows, None] + inner.as_list()[1:])
+    return TensorShape([nrows, self._uniform] + inner.as_list()[1:])
 
   def get_shape(self):
     return self.shape
@@ -334,7 +343,9 @@ class RaggedTensor(CompositeTensor):
     return shape if axis is None else A.gather(shape, axis)
 
   def with_values(self, new_values):
-    return RaggedTensor(_as_values(new_values), self._row_splits, internal=True)
+    out = RaggedTensor(_as_values(new_values), self._row_splits, internal=True)
+    out._uniform = self._uniform
+    return out
 
   def with_flat_values(self, new_values):
     if isinstance(self._values, RaggedTensor):
@@ -346,7 +357,9 @@ class RaggedTensor(CompositeTensor):
     v = self._values
     if isinstance(v, RaggedTensor):
       v = v.with_row_splits_dtype(dt)
-    return RaggedTensor(v, M.cast(self._row_splits, dt), internal=True)
+    out = RaggedTensor(v, M.cast(self._row_splits, dt), internal=True)
+    out._uniform = self._uniform
+    return out
 
   def merge_dims(self, outer_axis, inner_axis):
     rank = self.shape.rank
@@ -623,8 +636,10 @@ class RaggedTensorSpec(TensorLikeSpec):
     if self._ragged_rank == 0:
       return tensors[0]
     result = tensors[0]
-    for splits in reversed(tensors[1:]):
-      result = RaggedTensor(result, splits, internal=True)
+    dims = self._shape.as_list() if self._shape.rank is not None else None
+    for level in reversed(range(len(tensors) - 1)):
+      result = RaggedTensor(result, tensors[level + 1], internal=True)
+      result._uniform = dims[level + 1] if dims is not None else None
     return result
 
   def __repr__(self):

@@ -300,3 +300,45 @@ def test_printing_as_tf():
 
 def test_dynamic_ragged_shape_is_public():
   assert isinstance(tf.shape(r2()), tf.experimental.DynamicRaggedShape)
+
+
+# ------------------------------------------------------ uniform row lengths
+def test_uniform_row_lengths_are_static_dims_as_tf():
+  u = tf.RaggedTensor.from_uniform_row_length(tf.range(6), 2)
+  assert u.shape.as_list() == [3, 2] and (u * 2).shape.as_list() == [3, 2]
+  assert u.with_values(u.values).shape.as_list() == [3, 2]
+  assert tf.concat([u, u], 0).shape.as_list() == [6, None]
+  assert tf.RaggedTensor.from_tensor([[1, 2], [3, 4]]).shape.as_list() == [2, 2]
+  assert tf.RaggedTensor.from_tensor([[1, 2], [3, 4]], lengths=[1, 2]).shape.as_list() == \
+      [2, None]
+  r3 = tf.RaggedTensor.from_tensor(tf.reshape(tf.range(8), [2, 2, 2]), ragged_rank=2)
+  assert r3.shape.as_list() == [2, 2, 2] and r3.row_splits.dtype == tf.int64
+  assert tf.strings.split([["a b"], ["c"]]).shape.as_list() == [2, 1, None]
+  rt = tf.ragged.constant([[1, 2, 3], [], [4, 5]])
+  assert tf.expand_dims(rt, 0).shape.as_list() == [1, 3, None]
+  assert tf.expand_dims(rt, 1).shape.as_list() == [3, 1, None]
+  assert tf.expand_dims(rt, 2).shape.as_list() == [3, None, 1]
+  assert tf.expand_dims(r2(), 2).shape.as_list() == [3, None, 1, None]
+  assert tf.stack([rt, rt], axis=1).shape.as_list() == [3, None, None]
+  assert tf.gather(rt, [[2, 0], [1, 1]]).shape.as_list() == [2, None, None]
+  assert repr(tf.shape(tf.expand_dims(rt, 1))) == \
+      "<DynamicRaggedShape lengths=[3, 1, (3, 0, 2)] num_row_partitions=2>"
+  s = tf.shape(u)
+  assert repr(s) == "<DynamicRaggedShape lengths=[3, 2] num_row_partitions=1>"
+  assert int(s[1]) == 2 and s.is_uniform(1)
+
+
+def test_uniform_row_lengths_in_trace_types():
+  shapes = []
+
+  @tf.function
+  def f(x):
+    shapes.append(x.shape.as_list())
+    return x * 2
+  f(tf.RaggedTensor.from_uniform_row_length(tf.range(6), 2))
+  f(tf.RaggedTensor.from_uniform_row_length(tf.range(9), 3))
+  out = f(tf.ragged.constant([[1], [2, 3], []]))
+  assert shapes == [[3, 2], [3, 3], [3, None]]
+  assert out.to_list() == [[2], [4, 6], []]
+  same = f(tf.RaggedTensor.from_uniform_row_length(tf.range(6), 2))
+  assert len(shapes) == 3 and same.shape.as_list() == [3, 2]
