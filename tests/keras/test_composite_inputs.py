@@ -235,3 +235,28 @@ def test_config_round_trip_and_saving(tmp_path):
                                                         dtype=tf.int32),
                              embedding(), tf.keras.layers.GlobalMaxPooling1D()])
   np.testing.assert_allclose(seq(ids()).numpy(), np.stack([TABLE[r].max(0) for r in IDS]))
+
+
+def test_saved_model_of_ragged_and_sparse_input_models(tmp_path):
+  m = _text_model()
+  path = os.path.join(tmp_path, "ragged_sm")
+  tf.saved_model.save(m, path)
+  loaded = tf.saved_model.load(path)
+  np.testing.assert_allclose(loaded(ids()).numpy(), m(ids()).numpy())
+  serve = loaded.signatures["serving_default"]
+  # as TF: a signature takes the ragged input as its component tensors
+  assert sorted(serve.structured_input_signature[1]) == ["args_0", "args_0_1"]
+  out = serve(args_0=ids().flat_values, args_0_1=ids().row_splits)
+  np.testing.assert_allclose(list(out.values())[0].numpy(), m(ids()).numpy())
+  keras_path = os.path.join(tmp_path, "ragged_km")
+  m.save(keras_path)
+  np.testing.assert_allclose(tf.keras.models.load_model(keras_path)(ids()).numpy(),
+                             m(ids()).numpy())
+  inp = tf.keras.Input(shape=(5,), sparse=True)
+  ms = tf.keras.Model(inp, tf.keras.layers.Dense(2)(inp))
+  tf.saved_model.save(ms, os.path.join(tmp_path, "sparse_sm"))
+  back = tf.saved_model.load(os.path.join(tmp_path, "sparse_sm"))
+  x = tf.sparse.SparseTensor([[0, 1], [1, 4]], [2.0, 3.0], [2, 5])
+  np.testing.assert_allclose(back(x).numpy(), ms(x).numpy())
+  assert sorted(back.signatures["serving_default"].structured_input_signature[1]) == \
+      ["args_0", "args_0_1", "args_0_2"]
