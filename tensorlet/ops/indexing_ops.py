@@ -338,6 +338,7 @@ def _(op, dy):
   return [execute(ReverseV2, [dy], {"axis": op.attrs["axis"]})]
 
 
+@dispatch.add_dispatch_support
 def reverse(tensor, axis, name=None):
   """Reverses `tensor` along each of `axis`."""
   x = convert_to_tensor(tensor)

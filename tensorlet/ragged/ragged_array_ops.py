@@ -10,7 +10,7 @@ from tensorlet.ragged.dynamic_ragged_shape import DynamicRaggedShape
 from tensorlet.ragged.ragged_tensor import RaggedTensor
 from tensorlet.tensor import convert_to_tensor
 
-__all__ = ["shape", "size", "rank", "expand_dims", "where_true"]
+__all__ = ["shape", "size", "rank", "expand_dims", "where_true", "reverse"]
 
 
 def shape(input, out_type=_dt.int32, name=None):  # noqa: A002
@@ -63,6 +63,43 @@ def _expand(rt, a):
   return rt.with_values(A.expand_dims(v, a - 1))
 
 
+def reverse(tensor, axis, name=None):
+  """`tensor` reversed along each of `axis` (the rows' order, each row's elements, or a
+  uniform inner dimension)."""
+  rt = tensor
+  r = rt.shape.rank
+  axes = [int(a) for a in (axis if isinstance(axis, (list, tuple)) else
+                           constant_value(convert_to_tensor(axis)).reshape(-1))]
+  for a in axes:
+    if not -r <= a < r:
+      raise ValueError(f"axis={a} out of bounds for a RaggedTensor of rank {r}")
+    rt = _reverse(rt, a % r)
+  return rt
+
+
+def _reverse(rt, a):
+  from tensorlet.ragged.ragged_getitem import gather_rows
+  if a == 0:
+    n = rt.nrows()
+    return gather_rows(rt, M.subtract(M.subtract(n, M.cast(1, n.dtype)),
+                                      A.range(n, dtype=n.dtype)))
+  if a > rt.ragged_rank:  # a uniform dim of the flat values
+    return rt.with_flat_values(A.reverse(rt.flat_values, [a - rt.ragged_rank]))
+  if a > 1:
+    return rt.with_values(_reverse(rt.values, a - 1))
+  # each row's elements: value j of row i goes to start_i + (end_i - 1 - j)
+  dt = rt.row_splits_dtype
+  ids = rt.value_rowids()
+  pos = A.range(rt.row_splits[-1], dtype=dt)
+  src = M.subtract(M.add(A.gather(rt.row_splits, ids), A.gather(rt.row_splits[1:], ids)),
+                   M.add(pos, M.cast(1, dt)))
+  v = rt.values
+  v = gather_rows(v, src) if isinstance(v, RaggedTensor) else A.gather(v, src)
+  out = RaggedTensor.from_row_splits(v, rt.row_splits, validate=False)
+  out._uniform = rt._uniform
+  return out
+
+
 def where_true(condition):
   """The coordinates [row, col, ...] (int64) of the true (nonzero) elements of ragged
   `condition`, in row-major order, as tf.where(condition)."""
@@ -89,3 +126,4 @@ dispatch.dispatch_for(A.shape)(RaggedTensor)(shape)
 dispatch.dispatch_for(A.size)(RaggedTensor)(size)
 dispatch.dispatch_for(A.rank)(RaggedTensor)(rank)
 dispatch.dispatch_for(A.expand_dims)(RaggedTensor)(expand_dims)
+dispatch.dispatch_for(A.reverse)(RaggedTensor)(reverse)

@@ -260,3 +260,65 @@ def test_saved_model_of_ragged_and_sparse_input_models(tmp_path):
   np.testing.assert_allclose(back(x).numpy(), ms(x).numpy())
   assert sorted(back.signatures["serving_default"].structured_input_signature[1]) == \
       ["args_0", "args_0_1", "args_0_2"]
+
+
+# ------------------------------------------------ more layers on ragged rows
+def _frames():
+  return tf.RaggedTensor.from_row_lengths(
+      np.arange(12, dtype=np.float32).reshape(6, 2) / 10, [2, 3, 1])
+
+
+def test_dropout_time_distributed_layer_norm_on_ragged():
+  x = _frames()
+  tf.keras.utils.set_random_seed(3)
+  d = tf.keras.layers.Dropout(0.5)(x, training=True)
+  assert d.row_lengths().numpy().tolist() == [2, 3, 1]
+  v, dv = x.flat_values.numpy(), d.flat_values.numpy()
+  assert np.all((dv == 0) | np.isclose(dv, 2 * v))
+  assert tf.keras.layers.Dropout(0.5)(x).to_list() == x.to_list()
+  td = tf.keras.layers.TimeDistributed(tf.keras.layers.Dense(3, kernel_initializer="ones"))
+  out = td(x)
+  assert out.row_lengths().numpy().tolist() == [2, 3, 1]
+  np.testing.assert_allclose(out.flat_values.numpy(), v @ np.ones([2, 3]) + 0, rtol=1e-6)
+  ln = tf.keras.layers.LayerNormalization(epsilon=1e-3)(x)
+  want = (v - v.mean(1, keepdims=True)) / np.sqrt(v.var(1, keepdims=True) + 1e-3)
+  np.testing.assert_allclose(ln.flat_values.numpy(), want, rtol=1e-4, atol=1e-5)
+  inp = tf.keras.Input(shape=(None, 2), ragged=True)
+  assert tf.keras.layers.TimeDistributed(tf.keras.layers.Dense(3))(inp).type_spec == \
+      tf.RaggedTensorSpec([None, None, 3], tf.float32, 1)
+
+
+def test_bidirectional_on_ragged_matches_rowwise_runs():
+  x = _frames()
+  kw = dict(kernel_initializer="ones", recurrent_initializer="ones")
+  bi = tf.keras.layers.Bidirectional(tf.keras.layers.SimpleRNN(1, return_sequences=True, **kw))
+  out = bi(x)
+  assert out.row_lengths().numpy().tolist() == [2, 3, 1]
+
+  def run(row):
+    h, hs = 0.0, []
+    for v in row:
+      h = np.tanh(v.sum() + h)
+      hs.append(h)
+    return hs
+  fwd, bwd = [], []
+  for row in x.to_list():
+    row = np.asarray(row)
+    fwd += run(row)
+    bwd += run(row[::-1])[::-1]  # the backward outputs re-reversed to the time order
+  np.testing.assert_allclose(out.flat_values.numpy(), np.stack([fwd, bwd], 1), rtol=1e-5)
+  last = tf.keras.layers.Bidirectional(tf.keras.layers.SimpleRNN(1, **kw))(x)
+  assert last.shape == [3, 2]
+
+
+def test_embedding_with_sparse_outputs():
+  e = embedding(sparse=True)
+  sp = tf.sparse.SparseTensor([[0, 1], [1, 3]], tf.constant([2, 4], tf.int64), [2, 4])
+  out = e(sp)
+  assert isinstance(out, tf.SparseTensor)
+  assert out.indices.numpy().tolist() == [[0, 1, 0], [0, 1, 1], [1, 3, 0], [1, 3, 1]]
+  assert out.values.numpy().tolist() == TABLE[[2, 4]].reshape(-1).tolist()
+  assert out.dense_shape.numpy().tolist() == [2, 4, 2]
+  dense_in = e(tf.constant([[0, 1]]))
+  np.testing.assert_allclose(tf.sparse.to_dense(dense_in).numpy(), TABLE[[[0, 1]]])
+  assert "sparse" not in e.get_config()  # as Keras 2

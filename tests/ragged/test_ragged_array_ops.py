@@ -342,3 +342,20 @@ def test_uniform_row_lengths_in_trace_types():
   assert out.to_list() == [[2], [4, 6], []]
   same = f(tf.RaggedTensor.from_uniform_row_length(tf.range(6), 2))
   assert len(shapes) == 3 and same.shape.as_list() == [3, 2]
+
+
+def test_reverse():
+  rt = tf.ragged.constant([[1, 2, 3], [], [4, 5]])
+  assert tf.reverse(rt, [1]).to_list() == [[3, 2, 1], [], [5, 4]]
+  assert tf.reverse(rt, [0]).to_list() == [[4, 5], [], [1, 2, 3]]
+  assert tf.reverse(r2(), [1]).to_list() == [[[3], [1, 2]], [[4]], [[8], [], [5, 6, 7]]]
+  assert tf.reverse(r2(), [2]).to_list() == [[[2, 1], [3]], [[4]], [[7, 6, 5], [], [8]]]
+  assert tf.reverse(r2(), [0, 2]).to_list() == [[[7, 6, 5], [], [8]], [[4]], [[2, 1], [3]]]
+  u = tf.RaggedTensor.from_row_lengths(tf.reshape(tf.range(6), [3, 2]), [2, 1])
+  assert tf.reverse(u, [2]).to_list() == [[[1, 0], [3, 2]], [[5, 4]]]
+  assert tf.reverse(u, [-2]).to_list() == [[[2, 3], [0, 1]], [[4, 5]]]
+  assert tf.function(lambda r: tf.reverse(r, [1]))(rt).to_list() == [[3, 2, 1], [], [5, 4]]
+  base = tf.ragged.constant([[1.0, 2.0, 3.0], [4.0, 5.0]], dtype=tf.float64)
+  w = tf.constant([1.0, 2.0, 3.0, 4.0, 5.0], tf.float64)
+  check_grads(lambda v: tf.reverse(base.with_flat_values(v), [1]).flat_values * w,
+              [tf.constant([0.5, 1.0, 2.0, 3.0, 4.0], tf.float64)])
