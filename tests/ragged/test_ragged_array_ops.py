@@ -359,3 +359,16 @@ def test_reverse():
   w = tf.constant([1.0, 2.0, 3.0, 4.0, 5.0], tf.float64)
   check_grads(lambda v: tf.reverse(base.with_flat_values(v), [1]).flat_values * w,
               [tf.constant([0.5, 1.0, 2.0, 3.0, 4.0], tf.float64)])
+
+
+def test_nest_assert_same_structure_expands_composites_as_tf():
+  rt = tf.ragged.constant([[1, 2, 3], [], [4, 5]])
+  sp = tf.sparse.SparseTensor([[0, 1], [1, 0]], [1.0, 2.0], [2, 3])
+  tf.nest.assert_same_structure(rt, tf.ragged.constant([[1]]), expand_composites=True)
+  tf.nest.assert_same_structure(rt, sp)  # leaves alike without expanding
+  with pytest.raises(ValueError, match="same nested structure"):
+    tf.nest.assert_same_structure(rt, sp, expand_composites=True)
+  with pytest.raises(ValueError, match="Incompatible CompositeTensor TypeSpecs"):
+    tf.nest.assert_same_structure(rt, tf.ragged.constant([[[1]]]), expand_composites=True)
+  with pytest.raises(ValueError):
+    tf.nest.assert_same_structure(rt, tf.constant([1]), expand_composites=True)
