@@ -615,6 +615,7 @@ def _(op, dy):
   return [reshape(dy, _shape_of(op.inputs[0]))]
 
 
+@dispatch.add_dispatch_support
 def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
   """Removes dimensions of size 1 (only those in `axis` when given)."""
   x = convert_to_tensor(input)
@@ -680,6 +681,7 @@ def _(op, ddx):
   return [tile(ddx, shape(dy) // shape(ddx)), None]
 
 
+@dispatch.add_dispatch_support
 def tile(input, multiples, name=None):  # noqa: A002
   """Repeats `input` `multiples[i]` times along axis i."""
   return execute(Tile, [convert_to_tensor(input), _shape_arg(multiples, "Tile")], {}, name)

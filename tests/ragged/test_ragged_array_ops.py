@@ -372,3 +372,40 @@ def test_nest_assert_same_structure_expands_composites_as_tf():
     tf.nest.assert_same_structure(rt, tf.ragged.constant([[[1]]]), expand_composites=True)
   with pytest.raises(ValueError):
     tf.nest.assert_same_structure(rt, tf.constant([1]), expand_composites=True)
+
+
+def test_tile():
+  rt = tf.ragged.constant([[1, 2, 3], [], [4, 5]])
+  assert tf.tile(rt, [1, 2]).to_list() == [[1, 2, 3, 1, 2, 3], [], [4, 5, 4, 5]]
+  assert tf.tile(rt, [2, 2]).to_list() == [[1, 2, 3, 1, 2, 3], [], [4, 5, 4, 5]] * 2
+  r = tf.ragged.constant([[[1, 2], [3]], [[4]]])
+  assert tf.tile(r, [1, 2, 2]).to_list() == [[[1, 2, 1, 2], [3, 3], [1, 2, 1, 2], [3, 3]],
+                                             [[4, 4], [4, 4]]]
+  u = tf.RaggedTensor.from_row_lengths(tf.reshape(tf.range(6), [3, 2]), [2, 1])
+  t = tf.tile(u, [2, 1, 2])
+  assert t.shape.as_list() == [4, None, 4]
+  assert t.to_list() == [[[0, 1, 0, 1], [2, 3, 2, 3]], [[4, 5, 4, 5]]] * 2
+  assert tf.function(lambda x: tf.tile(x, [1, 3]))(rt).to_list() == \
+      [[1, 2, 3] * 3, [], [4, 5] * 3]
+  with pytest.raises(tf.errors.InvalidArgumentError):
+    tf.tile(rt, [2, 1, 1])
+  base = tf.ragged.constant([[1.0, 2.0], [3.0]], dtype=tf.float64)
+  w = tf.constant([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], tf.float64)
+  check_grads(lambda v: tf.tile(base.with_flat_values(v), [1, 2]).flat_values * w,
+              [tf.constant([0.5, 1.0, 2.0], tf.float64)])
+
+
+def test_squeeze():
+  rt = tf.ragged.constant([[1, 2, 3], [], [4, 5]])
+  ones = tf.ragged.constant([[[1], [2]], [[3]]])
+  assert tf.squeeze(ones, axis=2).to_list() == [[1, 2], [3]]
+  assert tf.squeeze(ones, axis=[-1]).to_list() == [[1, 2], [3]]
+  assert tf.squeeze(tf.ragged.constant([[[1], [2]], [[3]]], ragged_rank=1), axis=2).to_list() \
+      == [[1, 2], [3]]
+  assert tf.squeeze(tf.expand_dims(rt, 0), 0).to_list() == rt.to_list()
+  flat = tf.squeeze(tf.RaggedTensor.from_uniform_row_length(tf.range(3), 1), 1)
+  assert isinstance(flat, tf.Tensor) and flat.numpy().tolist() == [0, 1, 2]
+  with pytest.raises(ValueError, match="must have an axis"):
+    tf.squeeze(ones)
+  with pytest.raises(tf.errors.InvalidArgumentError, match="not squeezable"):
+    tf.squeeze(rt, 1)
