@@ -127,8 +127,25 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
   return _pack(structure, flat_sequence, 0, expand_composites)[0]
 
 
+def _composite_spec(x):
+  if isinstance(x, TypeSpec):
+    return x
+  return x._type_spec if isinstance(x, CompositeTensor) else None
+
+
 def assert_same_structure(nest1, nest2, check_types=True, expand_composites=False):
   def walk(a, b):
+    if expand_composites:
+      sa, sb = _composite_spec(a), _composite_spec(b)
+      if (sa is None) != (sb is None) or (sa is not None and (
+          type(sa) is not type(sb) or len(sa._component_specs) != len(sb._component_specs)
+          or getattr(sa, "ragged_rank", None) != getattr(sb, "ragged_rank", None))):
+        raise ValueError(f"The two structures don't have the same nested structure.\n\n"
+                         f"First structure: type={type(a).__name__} str={a}\n\nSecond "
+                         f"structure: type={type(b).__name__} str={b}\n\nMore specifically: "
+                         f"Incompatible CompositeTensor TypeSpecs: {sa!r} vs. {sb!r}")
+      if sa is not None:
+        return
     if is_nested(a) != is_nested(b):
       raise ValueError(f"The two structures don't have the same nested structure.\n\n"
                        f"First structure: {nest1}\n\nSecond structure: {nest2}")

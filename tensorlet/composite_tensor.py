@@ -35,6 +35,11 @@ class CompositeTensor:
   def __tf_tracing_type__(self, context):
     return self._type_spec
 
+  def _map_fn_rows(self):
+    """For tf.map_fn over this value: a function of a row index (a scalar tensor)
+    giving that row, with any work shared by all rows done once, here."""
+    raise TypeError(f"tf.map_fn cannot iterate over the rows of a {type(self).__name__}")
+
   def __array__(self, dtype=None, copy=None):
     # NOTE: refusing conversion makes dense ops fail early on a composite, so
     # ops/composite_dispatch.py can run the composite implementation instead.
@@ -129,6 +134,17 @@ class TypeSpec(_types.TraceType):
 
   def input_spec(self):
     return self
+
+  # ------------------- tf.map_fn results (one value per row, stacked)
+  # A spec that map_fn can collect defines `_map_fn_row_spec` (the spec of one row of
+  # a value of this spec), `_map_fn_part_dtypes` (the dtypes of the tensors one row is
+  # written as), `_map_fn_encode(value, i)` (those tensors for row i) and
+  # `_map_fn_decode(tensor_arrays)` (the stacked value).
+  def _map_fn_row_spec(self):
+    return self
+
+  def _map_fn_part_dtypes(self):
+    raise NotImplementedError(f"tf.map_fn results of type {self!r} are not implemented")
 
   def describe(self):
     return repr(self)

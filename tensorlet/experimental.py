@@ -1,9 +1,12 @@
-"""tf.experimental: the names tensorlet implements (Optional for now)."""
+"""tf.experimental: the names tensorlet implements (Optional, DynamicRaggedShape)."""
 
 
 def __getattr__(name):
   if name == "Optional":
     from tensorlet.data.optional import Optional
     return Optional
+  if name == "DynamicRaggedShape":
+    from tensorlet.ragged.dynamic_ragged_shape import DynamicRaggedShape
+    return DynamicRaggedShape
   from tensorlet._unsupported import missing
   raise missing("tf.experimental", name, __name__)

@@ -9,3 +9,6 @@ from tensorlet.ragged.ragged_string_ops import (  # noqa: F401
 
 from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
 __getattr__ = _getattr_for("tf.strings", __name__)
+
+from tensorlet.ops import dispatch as _dispatch  # noqa: E402
+_dispatch.install(globals(), "strings")  # ragged and Keras symbolic arguments dispatch

@@ -59,6 +59,8 @@ def _reduction(op, ins):
   (x, _), = ins
   r = _rank(x) - 1
   axes = op.attrs["axis"]
+  if axes is None:  # over all of an element's axes: the batch axis stays
+    axes = tuple(range(r))
   shifted = tuple((a + r if a < 0 else a) + 1 for a in axes)
   return execute(op.opdef, [x], dict(op.attrs, axis=shifted))
 

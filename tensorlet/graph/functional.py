@@ -13,7 +13,7 @@ import warnings
 from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
 from tensorlet.composite_tensor import CompositeTensor, TypeSpec
-from tensorlet.errors import InvalidArgumentError, OutOfRangeError
+from tensorlet.errors import OutOfRangeError
 from tensorlet.ops.registry import constant_value
 from tensorlet.ops import array_ops as A
 from tensorlet.ops import math_ops as M
@@ -61,66 +61,57 @@ def _leaf_spec(s):
 
 def _elem_spec(x):
   if isinstance(x, CompositeTensor):
-    spec = x._type_spec
-    # the spec of one row: one ragged dimension less
-    if hasattr(spec, "ragged_rank"):
-      shape = spec.shape[1:] if spec.shape.rank is not None else None
-      return type(spec)(shape, spec.dtype, spec.ragged_rank - 1, spec.row_splits_dtype)
-    return spec
+    return x._type_spec._map_fn_row_spec()
   return TensorSpec(x.shape[1:] if x.shape.rank is not None else None, x.dtype)
 
 
+def _value_spec(v):
+  if isinstance(v, CompositeTensor):
+    return v._type_spec
+  if isinstance(v, Tensor):
+    return TensorSpec(v.shape, v.dtype)
+  return type(v).__name__
+
+
+def _mismatch(spec, value):
+  """TF's error for a fn result that does not fit fn_output_signature."""
+  return ValueError(f"Error in map_fn:\n  Expected `fn` to return a:\n    {spec!r}\n  But it "
+                    f"returned a:\n    {_value_spec(value)!r}\n    (value={value!r})\n  To fix, "
+                    f"update the `fn_output_signature` (or `dtype`) argument to `map_fn`.")
+
+
 class _Collector:
-  """TensorArrays that gather one output leaf per iteration and build the result."""
+  """TensorArrays that gather one output leaf per iteration and build the result
+  (a composite spec says how a value is written as tensors and rebuilt)."""
 
   def __init__(self, spec, n, infer_shape):
     self.spec = spec
-    if isinstance(spec, TypeSpec):
-      if not hasattr(spec, "ragged_rank"):
-        raise NotImplementedError(f"map_fn results of type {spec!r} are not implemented "
-                                  f"(tensors and RaggedTensorSpec are)")
-      self.ragged = spec.ragged_rank
-      dt = spec.row_splits_dtype
-      self.tas = [TensorArray(dt, size=n, element_shape=[])] + \
-          [TensorArray(dt, size=n, infer_shape=False) for _ in range(self.ragged)] + \
-          [TensorArray(spec.dtype, size=n, infer_shape=False)]
+    self.composite = isinstance(spec, TypeSpec)
+    if self.composite:
+      self.tas = [TensorArray(dt, size=n, element_shape=shape, infer_shape=shape is not None)
+                  for dt, shape in spec._map_fn_part_dtypes()]
     else:
-      self.ragged = None
       self.tas = [TensorArray(spec.dtype, size=n, infer_shape=infer_shape,
                               element_shape=spec.shape if spec.shape.rank is not None
                               else None)]
 
   def write(self, tas, i, value):
     spec = self.spec
-    if self.ragged is None:
+    if not self.composite:
+      if isinstance(value, CompositeTensor):
+        raise _mismatch(spec, value)
       v = value if isinstance(value, Tensor) else convert_to_tensor(value, spec.dtype)
       return [tas[0].write(i, v)]
-    dt = spec.row_splits_dtype
-    if isinstance(value, CompositeTensor):
-      lengths = list(value.nested_row_lengths())
-      flat = value.flat_values
-      nrows = M.cast(value.nrows(), dt)
-    else:
-      flat = value if isinstance(value, Tensor) else convert_to_tensor(value, spec.dtype)
-      if flat.shape.rank == 0:
-        raise InvalidArgumentError(None, None, f"Ragged values must have rank >= 1; map_fn's "
-                                   f"fn returned a scalar for {spec!r}")
-      lengths = []
-      nrows = M.cast(A.shape(flat)[0], dt)
-    if len(lengths) != self.ragged:
-      raise ValueError(f"map_fn: fn returned a value with ragged_rank {len(lengths)} where "
-                       f"fn_output_signature {spec!r} expects {self.ragged}")
-    out = [tas[0].write(i, nrows)]
-    out += [ta.write(i, M.cast(ln, dt)) for ta, ln in zip(tas[1:-1], lengths)]
-    out.append(tas[-1].write(i, flat))
-    return out
+    try:
+      parts = spec._map_fn_encode(value, i)
+    except TypeError:
+      raise _mismatch(spec, value) from None
+    return [ta.write(i, p) for ta, p in zip(tas, parts)]
 
   def result(self, tas):
-    if self.ragged is None:
+    if not self.composite:
       return tas[0].stack()
-    levels = [tas[0].stack()] + [ta.concat() for ta in tas[1:-1]]
-    return self.spec.value_type.from_nested_row_lengths(tas[-1].concat(), levels,
-                                                        validate=False)
+    return self.spec._map_fn_decode(tas)
 
 
 def _check_fn(fn, api):
@@ -150,8 +141,10 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
   collectors = [_Collector(s, n, infer_shape) for s in sig_flat]
   sizes = [len(c.tas) for c in collectors]
 
+  readers = [_rows(e) for e in flat]
+
   def body(i, *tas):
-    x = nest.pack_sequence_as(elems, [e[i] for e in flat])
+    x = nest.pack_sequence_as(elems, [r(i) for r in readers])
     out = fn(x)
     try:
       nest.assert_same_structure(sig, out, check_types=False)
@@ -174,15 +167,27 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
   return nest.pack_sequence_as(sig, results)
 
 
+def _rows(e):
+  """A function of the row index giving that row of `e`."""
+  if isinstance(e, CompositeTensor):
+    return e._map_fn_rows()
+  return e.__getitem__
+
+
 def _scan(fn, elems, initializer, reverse, collect, fn_name):
   flat = _as_elems(elems, fn_name)
+  for e in flat:
+    if isinstance(e, CompositeTensor):  # as TF's, which unstacks dense elems only
+      raise ValueError(f"tf.{fn_name}: elems must be tensors, got a {type(e).__name__} "
+                       f"(tf.map_fn iterates over the rows of composite tensors)")
   n = _length(flat, fn_name)
+  readers = [_rows(e) for e in flat]
   if initializer is None:
     nv = constant_value(n)
     if nv is not None and int(nv) == 0:  # the first element is the initial accumulator
       raise OutOfRangeError(None, None, "Tried to read from index 0 but array size is: 0")
     first = M.subtract(n, 1) if reverse else convert_to_tensor(0)
-    acc0 = nest.pack_sequence_as(elems, [e[first] for e in flat])
+    acc0 = nest.pack_sequence_as(elems, [r(first) for r in readers])
     start, count = (M.subtract(n, 2), M.subtract(n, 1)) if reverse else \
         (convert_to_tensor(1), M.subtract(n, 1))
   else:
@@ -197,7 +202,7 @@ def _scan(fn, elems, initializer, reverse, collect, fn_name):
     tas = [ta.write(start - step, a) for ta, a in zip(tas, acc_flat)]
 
   def body(k, i, acc, *tas):
-    x = nest.pack_sequence_as(elems, [e[i] for e in flat])
+    x = nest.pack_sequence_as(elems, [r(i) for r in readers])
     new = fn(nest.pack_sequence_as(acc0, list(acc)), x)
     try:
       nest.assert_same_structure(acc0, new, check_types=False)

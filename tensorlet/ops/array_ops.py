@@ -152,6 +152,7 @@ def Rank(x):
   return np.int32(np.ndim(x))
 
 
+@dispatch.add_dispatch_support
 def shape(input, out_type=_int32, name=None):  # noqa: A002
   """The shape of `input` as a 1-D int32 tensor."""
   return execute(Shape, [convert_to_tensor(input)], {"out_type": _dt.as_dtype(out_type)}, name)
@@ -161,11 +162,13 @@ def shape_n(input, out_type=_int32, name=None):  # noqa: A002
   return [shape(x, out_type) for x in as_sequence(input, "ShapeN", "input")]
 
 
+@dispatch.add_dispatch_support
 def size(input, out_type=_int32, name=None):  # noqa: A002
   """Number of elements of `input`."""
   return execute(Size, [convert_to_tensor(input)], {"out_type": _dt.as_dtype(out_type)}, name)
 
 
+@dispatch.add_dispatch_support
 def rank(input, name=None):  # noqa: A002
   """Number of dimensions of `input`."""
   return execute(Rank, [convert_to_tensor(input)], {}, name)
@@ -574,6 +577,7 @@ def _(op, dy):
   return [reshape(dy, _shape_of(op.inputs[0]))]
 
 
+@dispatch.add_dispatch_support
 def expand_dims(input, axis, name=None):  # noqa: A002
   """Inserts a dimension of size 1 at `axis`."""
   x = convert_to_tensor(input)
@@ -611,6 +615,7 @@ def _(op, dy):
   return [reshape(dy, _shape_of(op.inputs[0]))]
 
 
+@dispatch.add_dispatch_support
 def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
   """Removes dimensions of size 1 (only those in `axis` when given)."""
   x = convert_to_tensor(input)
@@ -676,6 +681,7 @@ def _(op, ddx):
   return [tile(ddx, shape(dy) // shape(ddx)), None]
 
 
+@dispatch.add_dispatch_support
 def tile(input, multiples, name=None):  # noqa: A002
   """Repeats `input` `multiples[i]` times along axis i."""
   return execute(Tile, [convert_to_tensor(input), _shape_arg(multiples, "Tile")], {}, name)

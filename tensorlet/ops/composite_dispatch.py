@@ -44,12 +44,6 @@ def call(api, args, kwargs):
   return NotImplemented
 
 
-def _unsupported(api, comps):
-  names = sorted({type(c).__name__ for c in comps})
-  return TypeError(f"{getattr(api, '__name__', api)} does not support {' or '.join(names)} "
-                   f"arguments")
-
-
 def add_dispatch_support(fn):
   """`fn`, falling back to composite implementations when it fails on arguments that
   hold one (composites refuse conversion to a tensor, so `fn` fails early)."""
@@ -87,10 +81,9 @@ def dispatch_for(*apis):
 
 def composite_fallback(api, args, kwargs):
   """For public functions that convert their inputs themselves: the composite
-  implementation when an argument is a composite value, else None."""
+  implementation's result when an argument is a composite value that has one, else
+  None (the caller then raises its own error, as TF does where nothing dispatches)."""
   if _composites(args, kwargs):
     r = call(api, args, kwargs)
-    if r is NotImplemented:
-      raise _unsupported(api, _composites(args, kwargs))
-    return r
+    return None if r is NotImplemented else r
   return None

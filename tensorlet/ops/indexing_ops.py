@@ -144,6 +144,7 @@ def _(op, dy):
   return [scatter_nd(i, dy, shape(p)), None]
 
 
+@dispatch.add_dispatch_support
 def gather_nd(params, indices, batch_dims=0, name=None):
   """Gathers slices of `params` at the index tuples in the last axis of `indices`."""
   p, i = convert_to_tensor(params), convert_to_tensor(indices)
@@ -337,6 +338,7 @@ def _(op, dy):
   return [execute(ReverseV2, [dy], {"axis": op.attrs["axis"]})]
 
 
+@dispatch.add_dispatch_support
 def reverse(tensor, axis, name=None):
   """Reverses `tensor` along each of `axis`."""
   x = convert_to_tensor(tensor)

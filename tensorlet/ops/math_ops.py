@@ -225,6 +225,7 @@ div_no_nan = _binary_public(DivNoNan, "div_no_nan", "x / y, or 0 where y is 0.")
 atan2 = _binary_public(Atan2, "atan2", "arctan(y / x) with the quadrant of (x, y).")
 
 
+@dispatch.add_dispatch_support
 def pow(x, y, name=None):  # noqa: A001 - mirrors tf.pow
   """x ** y elementwise."""
   return execute(Pow, convert_inputs(Pow, (x, y)), {}, name)
@@ -234,6 +235,7 @@ def _int_to_float(dt):
   return _dt.float64 if dt in (_dt.int32, _dt.int64, _dt.uint32, _dt.uint64) else _dt.float32
 
 
+@dispatch.add_dispatch_support
 def truediv(x, y, name=None):
   """x / y; integer inputs are first cast to float (int32 -> float64, as TF does)."""
   x, y = convert_inputs(RealDiv, (x, y))
@@ -245,6 +247,7 @@ def truediv(x, y, name=None):
   return execute(RealDiv, [x, y], {}, name)
 
 
+@dispatch.add_dispatch_support
 def divide(x, y, name=None):
   """x / y (Python 3 division semantics)."""
   return truediv(x, y)

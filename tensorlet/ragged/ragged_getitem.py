@@ -39,7 +39,9 @@ def _index(i, n, what):
   nv = constant_value(n)
   if nv is not None:
     nv = int(nv)
-    if not -nv <= i < nv:
+    if i >= nv:
+      raise IndexError(f"Row key {i} out of bounds")
+    if i < -nv:
       raise InvalidArgumentError(None, None, f"slice index {i} of dimension 0 out of bounds "
                                  f"({what} has {nv} rows)")
     return i % nv if i < 0 else i

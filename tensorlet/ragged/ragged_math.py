@@ -66,6 +66,18 @@ for _api in (M.cast, M.abs, A.zeros_like, A.ones_like):
   dispatch.dispatch_for(_api)(RaggedTensor)(_map_values(_api._tl_undispatched))
 
 
+def _binary(api):
+  def impl(x, y, name=None):
+    return elementwise(api, (x, y), {})
+  return impl
+
+
+# the binary ops that are plain functions, not elementwise op wrappers (integer
+# division casts first); the same operands rules as the others
+for _api in (M.truediv, M.divide, M.pow):
+  dispatch.dispatch_for(_api)(RaggedTensor)(_binary(_api._tl_undispatched))
+
+
 # ------------------------------------------------------------ reductions
 _SEGMENT = {"reduce_sum": M.unsorted_segment_sum, "reduce_max": M.unsorted_segment_max,
             "reduce_min": M.unsorted_segment_min, "reduce_prod": M.unsorted_segment_prod}
@@ -87,13 +99,44 @@ def _segment_reduce(kind, values, ids, n):
   raise NotImplementedError(f"{kind} is not implemented for RaggedTensor")
 
 
+def _aligned_reduce(kind, v, seg, nseg):
+  """Rows j of `v` (a tensor or RaggedTensor) reduced into `nseg` output rows by
+  segment `seg[j]`, elementwise with the rows aligned at their starts at every
+  ragged level (an output row is as long as its longest input row)."""
+  if not isinstance(v, RaggedTensor):
+    return _segment_reduce(kind, v, seg, nseg)
+  dt = v.row_splits_dtype
+  seg = M.cast(seg, dt)
+  lens = M.unsorted_segment_max(v.row_lengths(), seg, nseg)
+  lens = M.maximum(lens, A.zeros_like(lens))  # an output row nobody reaches is empty
+  out_splits = A.concat([A.zeros([1], dt), M.cumsum(lens)], 0)
+  rows = v.value_rowids()
+  cols = M.subtract(A.range(v.row_splits[-1], dtype=dt), A.gather(v.row_splits, rows))
+  inner_seg = M.add(A.gather(out_splits, A.gather(seg, rows)), cols)
+  values = _aligned_reduce(kind, v.values, inner_seg, out_splits[-1])
+  return RaggedTensor.from_row_splits(values, out_splits, validate=False)
+
+
+def _mean(rt, axis, keepdims):
+  """Sum over count (a mean over several axes is not a mean of means); integer
+  values give float64 means, as TF's ragged reduce_mean."""
+  if rt.dtype.is_integer or rt.dtype is _dt.bool:
+    rt = M.cast(rt, _dt.float64)
+  total = reduce("reduce_sum", rt, axis, keepdims)
+  count = reduce("reduce_sum", A.ones_like(rt), axis, keepdims)
+  return M.truediv(total, count)
+
+
 def reduce(kind, rt, axis=None, keepdims=False):
   dense = getattr(M, kind)
+  if kind == "reduce_mean":
+    return _mean(rt, axis, keepdims)
   if axis is None:
-    return dense(rt.flat_values)
+    out = dense(rt.flat_values)
+    return A.reshape(out, [1] * rt.shape.rank) if keepdims and rt.shape.rank else out
   if isinstance(axis, (list, tuple)):
     out = rt
-    for a in sorted((a + rt.shape.rank if a < 0 else a for a in axis), reverse=True):
+    for a in sorted({a + rt.shape.rank if a < 0 else a for a in axis}, reverse=True):
       out = reduce(kind, out, a, keepdims) if isinstance(out, RaggedTensor) else \
           dense(out, axis=a, keepdims=keepdims)
     return out
@@ -106,21 +149,15 @@ def reduce(kind, rt, axis=None, keepdims=False):
   rr = rt.ragged_rank
   if axis > rr:  # a uniform inner dimension
     return rt.with_flat_values(dense(rt.flat_values, axis=axis - rr, keepdims=keepdims))
-  if axis == 1 and rr == 1:
-    out = _segment_reduce(kind, rt.values, rt.value_rowids(), rt.nrows())
-    return A.expand_dims(out, 1) if keepdims else out
-  if axis == 0 and rr == 1:
-    starts = A.gather(rt.row_splits, rt.value_rowids())
-    cols = M.subtract(A.range(A.shape(rt.values, out_type=rt.row_splits_dtype)[0],
-                              dtype=rt.row_splits_dtype), starts)
-    lens = rt.row_lengths()
-    width = M.reduce_max(A.concat([A.zeros([1], lens.dtype), lens], 0))
-    out = _segment_reduce(kind, rt.values, cols, width)
-    return A.expand_dims(out, 0) if keepdims else out
   if axis >= 2:
     return rt.with_values(reduce(kind, rt.values, axis - 1, keepdims))
-  raise NotImplementedError(f"tf.{kind} over axis {axis} of a RaggedTensor with ragged_rank "
-                            f"{rr} is not implemented")
+  if axis == 1:
+    out = _aligned_reduce(kind, rt.values, rt.value_rowids(), rt.nrows())
+  else:  # every row into one
+    one = M.cast(1, rt.row_splits_dtype)
+    out = _aligned_reduce(kind, rt, A.zeros_like(rt.row_lengths()), one)
+    out = out.values
+  return A.expand_dims(out, axis) if keepdims else out
 
 
 def _reduction(kind):

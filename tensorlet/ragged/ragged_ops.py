@@ -8,6 +8,8 @@ from tensorlet import dtypes as _dt
 from tensorlet.ops import array_ops as A
 from tensorlet.ops import composite_dispatch as dispatch
 from tensorlet.ops import math_ops as M
+from tensorlet.ops.registry import constant_value
+from tensorlet.errors import InvalidArgumentError
 from tensorlet.ragged.ragged_getitem import gather_rows, range_indices
 from tensorlet.ragged.ragged_math import _same_splits, elementwise
 from tensorlet.ragged.ragged_tensor import RaggedTensor, _splits_dtype
@@ -37,8 +39,11 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None,
   depths = info.get("depths", set())
   if len(depths) > 1:
     raise ValueError("all scalar values must have the same nesting depth")
+  scalars = bool(depths)
   k = depths.pop() if depths else info.get("empty", 1)
   inner = () if inner_shape is None else tuple(inner_shape)
+  if not scalars and ragged_rank is not None:  # only empty lists: as deep as asked
+    k = max(k, ragged_rank + 1 + len(inner))
   if ragged_rank is None:
     ragged_rank = max(0, k - 1 - len(inner))
   if ragged_rank < 0:
@@ -174,8 +179,22 @@ def _ragged_concat(values, axis, name=None):
     return _concat0(rts)
   if axis == 1:
     return _concat1(rts)
-  raise NotImplementedError(f"tf.concat of RaggedTensors along axis {axis} is not "
-                            f"implemented (axes 0 and 1 are)")
+  return _rowwise(rts, lambda vals: A.concat(vals, axis - 1) if not isinstance(
+      vals[0], RaggedTensor) else _ragged_concat(vals, axis - 1), "concat")
+
+
+def _rowwise(rts, op, what):
+  """`op` applied to the values of ragged tensors that share their outer row splits
+  (an axis below the first two: each row is combined with the same row of the others)."""
+  first = rts[0].row_splits
+  fv = constant_value(first)
+  for r in rts[1:]:
+    v = constant_value(r.row_splits)
+    if fv is not None and v is not None and not np.array_equal(fv, v):
+      raise InvalidArgumentError(None, None, f"Input tensors at index 0 (=x) and {rts.index(r)} "
+                                 f"(=y) have incompatible shapes: tf.{what} of RaggedTensors "
+                                 f"along an inner axis needs the same row lengths")
+  return rts[0].with_values(op([r.values for r in rts]))
 
 
 def stack(values, axis=0, name=None):
@@ -202,10 +221,12 @@ def stack(values, axis=0, name=None):
     n = rts[0].nrows()
     perm = A.reshape(A.transpose(A.reshape(A.range(M.multiply(n, k), dtype=n.dtype),
                                            A.stack([k, n]))), [-1])
-    return RaggedTensor.from_uniform_row_length(gather_rows(rows, perm), k, M.cast(
+    out = RaggedTensor.from_uniform_row_length(gather_rows(rows, perm), k, M.cast(
         n, _dt.int64))
-  raise NotImplementedError(f"tf.stack of RaggedTensors along axis {axis} is not implemented "
-                            f"(axes 0 and 1 are)")
+    out._uniform = None  # TF's stack along axis 1 leaves the new dim ragged
+    return out
+  return _rowwise(rts, lambda vals: A.stack(vals, axis - 1) if not isinstance(
+      vals[0], RaggedTensor) else stack(vals, axis - 1), "stack")
 
 
 def _ragged_stack(values, axis=0, name=None):
@@ -227,6 +248,44 @@ def _ragged_gather(params, indices, validate_indices=None, axis=None, batch_dims
   rows = gather_rows(params, A.reshape(idx, [-1]))
   for w in reversed(idx.shape.as_list()[1:]):
     rows = RaggedTensor.from_uniform_row_length(rows, w)
+    rows._uniform = None  # as TF's gather: the indices' inner dims come back ragged
+  return rows
+
+
+def _ragged_gather_nd(params, indices, batch_dims=0, name=None):
+  """params[index] for each index (a row of the last axis of `indices`): leading
+  coordinates step through the row partitions, the rest index the dense values."""
+  if batch_dims:
+    raise NotImplementedError("tf.gather_nd on RaggedTensors supports batch_dims=0")
+  if isinstance(indices, RaggedTensor):
+    return indices.with_flat_values(_ragged_gather_nd(params, indices.flat_values))
+  idx = convert_to_tensor(indices)
+  k = idx.shape[-1]
+  if idx.shape.rank is None or k is None:
+    raise ValueError("tf.gather_nd on a RaggedTensor needs indices of known shape")
+  if not isinstance(params, RaggedTensor):
+    return A.gather_nd._tl_undispatched(params, idx)
+  batch = idx.shape[:-1]
+  flat = A.reshape(idx, [-1, k])
+  if k == 0:
+    raise NotImplementedError("tf.gather_nd on a RaggedTensor with empty index tuples")
+  # a row of `level` at each step: its start in the level's values, plus the coordinate
+  level, pos, used = params, M.cast(flat[:, 0], params.row_splits_dtype), 1
+  while used < k and isinstance(level, RaggedTensor):
+    pos = M.add(A.gather(level.row_splits, pos), M.cast(flat[:, used], pos.dtype))
+    level, used = level.values, used + 1
+  if isinstance(level, RaggedTensor):
+    rows = gather_rows(level, pos)
+  elif used == k:
+    rows = A.gather(level, pos)
+  else:
+    rest = M.cast(flat[:, used:], pos.dtype)
+    rows = A.gather_nd._tl_undispatched(level, A.concat([A.expand_dims(pos, 1), rest], 1))
+  for w in reversed(batch.as_list()[1:]):
+    rows = RaggedTensor.from_uniform_row_length(rows, w) if isinstance(rows, RaggedTensor) \
+        else rows
+  if not isinstance(rows, RaggedTensor) and batch.rank != 1:
+    rows = A.reshape(rows, A.concat([A.shape(idx)[:-1], A.shape(rows)[1:]], 0))
   return rows
 
 
@@ -236,8 +295,8 @@ def gather(params, indices):
 
 def _ragged_where(condition, x=None, y=None, name=None):
   if x is None and y is None:
-    raise NotImplementedError("tf.where(condition) of a RaggedTensor is not implemented; "
-                              "pass x and y")
+    from tensorlet.ragged.ragged_array_ops import where_true
+    return where_true(condition)
   return elementwise(A.where._tl_undispatched, (condition, x, y), {})
 
 
@@ -256,14 +315,14 @@ def map_flat_values(op, *args, **kwargs):
 
 
 def row_splits_to_segment_ids(splits, name=None, out_type=None):
-  s = convert_to_tensor(splits)
+  s = convert_to_tensor(splits, dtype_hint=_dt.int64)
   rt = RaggedTensor.from_row_splits(A.zeros(A.reshape(s[-1], [1]), _dt.int32), s)
   ids = rt.value_rowids()
   return ids if out_type is None else M.cast(ids, out_type)
 
 
 def segment_ids_to_row_splits(segment_ids, num_segments=None, out_type=None, name=None):
-  ids = convert_to_tensor(segment_ids)
+  ids = convert_to_tensor(segment_ids, dtype_hint=_dt.int64)
   rt = RaggedTensor.from_value_rowids(A.zeros_like(ids), ids, num_segments)
   s = rt.row_splits
   return s if out_type is None else M.cast(s, out_type)
@@ -272,6 +331,7 @@ def segment_ids_to_row_splits(segment_ids, num_segments=None, out_type=None, nam
 dispatch.dispatch_for(A.concat)(RaggedTensor)(_ragged_concat)
 dispatch.dispatch_for(A.stack)(RaggedTensor)(_ragged_stack)
 dispatch.dispatch_for(A.gather)(RaggedTensor)(_ragged_gather)
+dispatch.dispatch_for(A.gather_nd)(RaggedTensor)(_ragged_gather_nd)
 dispatch.dispatch_for(A.where)(RaggedTensor)(_ragged_where)
 dispatch.dispatch_for(A.boolean_mask)(RaggedTensor)(
     lambda tensor, mask, axis=None, name=None: boolean_mask(tensor, mask))

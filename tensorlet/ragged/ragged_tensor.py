@@ -57,7 +57,9 @@ class RaggedTensor(CompositeTensor):
   """A tensor with rows of different lengths (use the `from_*` factories or
   `tf.ragged.constant`)."""
 
-  __slots__ = ("_values", "_row_splits", "__weakref__")
+  # _keras_mask: the mask a Keras layer attaches to its output, as on tensors
+  # _uniform: the rows' one length when known statically (from_uniform_row_length, ...)
+  __slots__ = ("_values", "_row_splits", "_uniform", "_keras_mask", "__weakref__")
   _tf_tensor_like = True
 
   def __init__(self, values, row_splits, internal=False):
@@ -66,6 +68,7 @@ class RaggedTensor(CompositeTensor):
                        "methods instead (e.g., RaggedTensor.from_row_lengths())")
     self._values = values
     self._row_splits = row_splits
+    self._uniform = None
 
   # ------------------------------------------------------------ factories
   @classmethod
@@ -152,7 +155,10 @@ class RaggedTensor(CompositeTensor):
       nrows = M.floordiv(_nvals(values), M.maximum(width, M.cast(1, _dt.int64)))
     nrows = _int_tensor(nrows, _dt.int64, "nrows")
     splits = M.multiply(A.range(M.add(nrows, M.cast(1, _dt.int64)), dtype=_dt.int64), width)
-    return cls.from_row_splits(values, splits, validate=validate)
+    out = cls.from_row_splits(values, splits, validate=validate)
+    w = constant_value(width)
+    out._uniform = None if w is None else int(w)
+    return out
 
   @classmethod
   def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None, validate=True):
@@ -199,8 +205,10 @@ class RaggedTensor(CompositeTensor):
       shp = A.shape(t, out_type=dt)
       inner = cls.from_tensor(A.reshape(t, A.concat([[-1], shp[2:]], 0)), lengths, padding,
                               ragged_rank - 1, row_splits_dtype=dt)
-      return cls.from_uniform_row_length(inner, M.cast(shp[1], _dt.int64), M.cast(shp[0],
-                                                                                 _dt.int64))
+      out = cls.from_uniform_row_length(inner, M.cast(shp[1], _dt.int64), M.cast(shp[0],
+                                                                                _dt.int64))
+      out._uniform = t.shape[1] if t.shape.rank is not None else out._uniform
+      return out.with_row_splits_dtype(dt)
     shp = A.shape(t, out_type=dt)
     nrows, ncols = shp[0], shp[1]
     if padding is not None:
@@ -215,7 +223,9 @@ class RaggedTensor(CompositeTensor):
     if lengths is None:
       values = A.reshape(t, A.concat([[-1], shp[2:]], 0))
       splits = M.multiply(A.range(M.add(nrows, M.cast(1, dt)), dtype=dt), ncols)
-      return cls.from_row_splits(values, splits, validate=False)
+      out = cls.from_row_splits(values, splits, validate=False)
+      out._uniform = t.shape[1] if t.shape.rank is not None else None
+      return out
     lengths = _int_tensor(lengths, dt, "lengths")
     lengths = M.minimum(lengths, ncols)
     mask = A.sequence_mask(lengths, ncols)
@@ -265,7 +275,7 @@ class RaggedTensor(CompositeTensor):
     inner = self._values.shape
     if inner.rank is None:
       return TensorShape(None)
-    return TensorShape([nrows, None] + inner.as_list()[1:])
+    return TensorShape([nrows, self._uniform] + inner.as_list()[1:])
 
   def get_shape(self):
     return self.shape
@@ -333,7 +343,9 @@ class RaggedTensor(CompositeTensor):
     return shape if axis is None else A.gather(shape, axis)
 
   def with_values(self, new_values):
-    return RaggedTensor(_as_values(new_values), self._row_splits, internal=True)
+    out = RaggedTensor(_as_values(new_values), self._row_splits, internal=True)
+    out._uniform = self._uniform
+    return out
 
   def with_flat_values(self, new_values):
     if isinstance(self._values, RaggedTensor):
@@ -345,7 +357,9 @@ class RaggedTensor(CompositeTensor):
     v = self._values
     if isinstance(v, RaggedTensor):
       v = v.with_row_splits_dtype(dt)
-    return RaggedTensor(v, M.cast(self._row_splits, dt), internal=True)
+    out = RaggedTensor(v, M.cast(self._row_splits, dt), internal=True)
+    out._uniform = self._uniform
+    return out
 
   def merge_dims(self, outer_axis, inner_axis):
     rank = self.shape.rank
@@ -406,7 +420,10 @@ class RaggedTensor(CompositeTensor):
     out_shape = A.concat([A.stack([self.nrows(), width]),
                           A.shape(inner, out_type=dt)[1:]], 0)
     base = A.fill(out_shape, default)
-    return A.tensor_scatter_nd_update(base, A.stack([ids, cols], 1), inner)
+    out = A.tensor_scatter_nd_update(base, A.stack([ids, cols], 1), inner)
+    if inner.shape.rank is not None:  # the uniform dims stay known in a graph
+      out.set_shape(TensorShape([self.shape[0], None]).concatenate(inner.shape[1:]))
+    return out
 
   def to_list(self):
     if not _eager(self):
@@ -430,6 +447,10 @@ class RaggedTensor(CompositeTensor):
     vals = self._values.numpy()
     s = np.asarray(self._row_splits._value)
     rows = [vals[s[i]:s[i + 1]] for i in range(len(s) - 1)]
+    if not rows:
+      return np.zeros((0, 0) + vals.shape[1:], vals.dtype)
+    if all(len(r) == len(rows[0]) for r in rows):
+      return np.array(rows)  # rows of one length stack into one array, as TF's
     out = np.empty(len(rows), dtype=object)
     out[:] = rows
     return out
@@ -438,6 +459,9 @@ class RaggedTensor(CompositeTensor):
   def __getitem__(self, key):
     from tensorlet.ragged import ragged_getitem
     return ragged_getitem.getitem(self, key)
+
+  def _map_fn_rows(self):
+    return self.__getitem__
 
   def __iter__(self):
     if not _eager(self):
@@ -489,24 +513,15 @@ RaggedTensor.__invert__ = lambda self: M.logical_not(self)
 
 
 def _text(rt):
-  """The rows as TF prints them (float32 values at float32 precision)."""
-  splits = [np.asarray(x._value) for x in rt.nested_row_splits]
-  vals = np.asarray(rt.flat_values._value)
-
-  def item(v):
-    if isinstance(v, np.ndarray):
-      return "[" + ", ".join(item(e) for e in v) + "]"
-    return repr(v) if isinstance(v, bytes) else str(v)
-
-  def rows(level, lo, hi):
-    s = splits[level]
-    out = []
-    for i in builtins.range(lo, hi):
-      a, b = int(s[i]), int(s[i + 1])
-      out.append("[" + ", ".join(item(v) for v in vals[a:b]) + "]" if level == len(splits) - 1
-                 else rows(level + 1, a, b))
-    return "[" + ", ".join(out) + "]"
-  return rows(0, 0, len(splits[0]) - 1)
+  """The rows as TF prints them: NumPy's layout of the nested row arrays (so rank-3+
+  values break lines as TF's do), each scalar as str() prints it."""
+  def fmt(x):
+    if isinstance(x, np.ndarray):
+      if x.size:
+        return np.array2string(x, separator=", ", formatter={"all": fmt})
+      return repr(x.tolist())  # an empty [0, 3] array is [[], [], []], not []
+    return str(x)
+  return fmt(rt.numpy())
 
 
 def _eager(rt):
@@ -621,10 +636,44 @@ class RaggedTensorSpec(TensorLikeSpec):
     if self._ragged_rank == 0:
       return tensors[0]
     result = tensors[0]
-    for splits in reversed(tensors[1:]):
-      result = RaggedTensor(result, splits, internal=True)
+    dims = self._shape.as_list() if self._shape.rank is not None else None
+    for level in reversed(range(len(tensors) - 1)):
+      result = RaggedTensor(result, tensors[level + 1], internal=True)
+      result._uniform = dims[level + 1] if dims is not None else None
     return result
 
   def __repr__(self):
     return (f"RaggedTensorSpec({self._shape!r}, {self._dtype!r}, {self._ragged_rank}, "
             f"{self._row_splits_dtype!r})")
+
+  # tf.map_fn: a row is written as its number of rows, its nested row lengths and its
+  # flat values; the stacked result is rebuilt from those (one ragged level more)
+  def _map_fn_row_spec(self):
+    shape = self._shape[1:] if self._shape.rank is not None else None
+    return RaggedTensorSpec(shape, self._dtype, self._ragged_rank - 1, self._row_splits_dtype)
+
+  def _map_fn_part_dtypes(self):
+    dt = self._row_splits_dtype
+    return [(dt, [])] + [(dt, None)] * self._ragged_rank + [(self._dtype, None)]
+
+  def _map_fn_encode(self, value, i):
+    dt = self._row_splits_dtype
+    if isinstance(value, RaggedTensor):
+      lengths = list(value.nested_row_lengths())
+      flat, nrows = value.flat_values, M.cast(value.nrows(), dt)
+    elif isinstance(value, CompositeTensor):
+      raise TypeError(f"expected a RaggedTensor, got {type(value).__name__}")
+    else:
+      flat = value if isinstance(value, Tensor) else convert_to_tensor(value, self._dtype)
+      if flat.shape.rank == 0:
+        raise InvalidArgumentError(None, None, f"Ragged values must have rank >= 1; map_fn's "
+                                   f"fn returned a scalar for {self!r}")
+      lengths, nrows = [], M.cast(A.shape(flat)[0], dt)
+    if len(lengths) != self._ragged_rank:
+      raise ValueError(f"map_fn: fn returned a value with ragged_rank {len(lengths)} where "
+                       f"fn_output_signature {self!r} expects {self._ragged_rank}")
+    return [nrows] + [M.cast(ln, dt) for ln in lengths] + [flat]
+
+  def _map_fn_decode(self, tas):
+    levels = [tas[0].stack()] + [ta.concat() for ta in tas[1:-1]]
+    return RaggedTensor.from_nested_row_lengths(tas[-1].concat(), levels, validate=False)

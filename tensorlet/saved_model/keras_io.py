@@ -6,6 +6,7 @@ the 'serving_default' signature; `load_model` returns a LoadedModel with
 import numpy as np
 
 from tensorlet import _nest as nest
+from tensorlet.composite_tensor import TypeSpec
 from tensorlet.saved_model.restored import RestoredObject
 
 __all__ = ["save_model", "load_model", "LoadedModel", "serving_function"]
@@ -15,7 +16,8 @@ def _input_signature(model):
   from tensorlet.tensor_spec import TensorSpec
   inputs = getattr(model, "inputs", None)
   if inputs:
-    specs = [TensorSpec(t.shape, t.dtype) for t in inputs]
+    # a ragged or sparse Input's spec is its composite spec
+    specs = [getattr(t, "type_spec", None) or TensorSpec(t.shape, t.dtype) for t in inputs]
     return [specs[0] if len(specs) == 1 else specs]
   layers = [model] + list(getattr(model, "layers", []))[:1]
   for layer in layers:
@@ -75,12 +77,43 @@ def save_model(model, filepath, input_signature=None, signatures=None):
     serve.__signature__ = inspect.Signature(
         [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names])
     serving = function(serve, input_signature=list(spec))
+  if any(isinstance(sp, TypeSpec) for sp in nest.flatten(list(fn.input_signature))):
+    serving = _component_serving(model, fn.input_signature)
   keras = {"class": type(model).__name__, "name": model.name}
   config = _keras_config(model)
   if config is not None:
     keras["model"] = config
   save(model, filepath, signatures=signatures or {"serving_default": serving},
        root_functions={"__call__": fn}, extra={"keras": keras})
+
+
+def _component_serving(model, input_signature):
+  """A signature takes tensors only: as TF's, a ragged or sparse input is served as its
+  component tensors (args_0, args_0_1, ...), rebuilt before the model runs."""
+  import inspect
+  from tensorlet.polymorphic_function.polymorphic import function
+  from tensorlet.tensor_spec import TensorSpec
+  specs = input_signature[0] if len(input_signature) == 1 else list(input_signature)
+  single = not isinstance(specs, (list, tuple))
+  specs = [specs] if single else list(specs)
+  names, flat, counts = [], [], []
+  for i, sp in enumerate(specs):
+    parts = sp._component_specs if isinstance(sp, TypeSpec) else [sp]
+    counts.append(len(parts))
+    for j, c in enumerate(parts):
+      names.append(f"args_{i}" if j == 0 else f"args_{i}_{j}")
+      flat.append(TensorSpec(c.shape, c.dtype, name=names[-1]))
+
+  def serve(*tensors):
+    inputs, pos = [], 0
+    for sp, k in zip(specs, counts):
+      part = list(tensors[pos:pos + k])
+      inputs.append(sp._from_components(part) if isinstance(sp, TypeSpec) else part[0])
+      pos += k
+    return model(inputs[0] if single else inputs, training=False)
+  serve.__signature__ = inspect.Signature(
+      [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names])
+  return function(serve, input_signature=flat)
 
 
 class LoadedModel(RestoredObject):

@@ -430,3 +430,20 @@ from tensorlet.ops import composite_dispatch as dispatch  # noqa: E402
 dispatch.dispatch_for(M.cast)(SparseTensor)(_cast)
 dispatch.dispatch_for(M.abs)(SparseTensor)(lambda x, name=None: x.with_values(
     M.abs._tl_undispatched(x.values)))
+
+
+def _tf_shape(input, out_type=_dt.int32, name=None):  # noqa: A002
+  return M.cast(input.dense_shape, out_type)
+
+
+def _tf_size(input, out_type=_dt.int32, name=None):  # noqa: A002
+  return M.cast(M.reduce_prod(input.dense_shape), out_type)
+
+
+def _tf_rank(input, name=None):  # noqa: A002
+  return M.cast(A.shape(input.dense_shape)[0], _dt.int32)
+
+
+dispatch.dispatch_for(A.shape)(SparseTensor)(_tf_shape)
+dispatch.dispatch_for(A.size)(SparseTensor)(_tf_size)
+dispatch.dispatch_for(A.rank)(SparseTensor)(_tf_rank)

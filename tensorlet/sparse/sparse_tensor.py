@@ -131,6 +131,32 @@ class SparseTensor(CompositeTensor):
   def __bool__(self):
     raise TypeError("SparseTensor may not be used as a boolean.")
 
+  def _map_fn_rows(self):
+    """Row i of the entries in row-major order: the entries between the row's bounds
+    (found once by a search of the sorted first coordinates)."""
+    from tensorlet.ops import array_ops as A
+    from tensorlet.ops import sparse_ops as K
+    from tensorlet.sparse import sparse_ops
+    idx, shape = constant_value(self._indices), constant_value(self._dense_shape)
+    if idx is not None and shape is not None:  # TF refuses unordered entries here
+      K.check_indices(idx, shape, "SerializeManySparse")
+      sp = self
+    else:
+      sp = sparse_ops.reorder(self)
+    first = sp.indices[:, 0]
+    splits = A.searchsorted(first, A.range(sp.dense_shape[0] + 1), side="left",
+                            out_type=_dt.int64)
+    inner_shape = sp.dense_shape[1:]
+    hint = self.shape[1:] if self.shape.rank is not None else None
+
+    def row(i):
+      pos = A.range(splits[i], splits[i + 1])
+      out = SparseTensor(A.gather(sp.indices[:, 1:], pos), A.gather(sp.values, pos),
+                         inner_shape)
+      out._shape_hint = hint
+      return out
+    return row
+
   def eval(self, *args, **kwargs):
     raise NotImplementedError("SparseTensor.eval is TF1 Session API; not available in tensorlet")
 
@@ -172,3 +198,32 @@ class SparseTensorSpec(TensorLikeSpec):
 
   def __repr__(self):
     return f"SparseTensorSpec({self._shape!r}, {self._dtype!r})"
+
+  # tf.map_fn: a row is written as its indices (the row number prepended), values and
+  # dense shape; the stacked result's dense shape is the largest row's, one dim more
+  def _map_fn_row_spec(self):
+    return SparseTensorSpec(None, self._dtype)
+
+  def _map_fn_part_dtypes(self):
+    return [(_dt.int64, None), (self._dtype, None), (_dt.int64, None)]
+
+  def _map_fn_encode(self, value, i):
+    from tensorlet.ops import array_ops as A
+    from tensorlet.ops import math_ops as M
+    if not isinstance(value, SparseTensor):
+      raise TypeError(f"expected a SparseTensor, got {type(value).__name__}")
+    if value.dtype is not self._dtype:
+      raise TypeError(f"expected dtype {self._dtype.name}, got {value.dtype.name}")
+    row = A.fill(A.stack([A.shape(value.indices)[0], 1]), M.cast(i, _dt.int64))
+    return [A.concat([row, value.indices], 1), value.values, value.dense_shape]
+
+  def _map_fn_decode(self, tas):
+    from tensorlet.ops import array_ops as A
+    from tensorlet.ops import math_ops as M
+    shapes = tas[2].stack()
+    n = A.shape(shapes, out_type=_dt.int64)[:1]
+    inner = M.maximum(M.reduce_max(shapes, axis=0), A.zeros_like(shapes[0]))
+    out = SparseTensor(tas[0].concat(), tas[1].concat(), A.concat([n, inner], 0))
+    if self._shape.rank is not None:
+      out._shape_hint = TensorShape([None]).concatenate(self._shape)
+    return out

@@ -157,3 +157,16 @@ def test_empty_elems():
     tf.scan(lambda a, v: a + v, tf.zeros([0]))
   with pytest.raises(tf.errors.OutOfRangeError):
     tf.foldl(lambda a, v: a + v, tf.zeros([0]))
+
+
+def test_vectorized_map_reductions_over_all_axes_are_batched():
+  x = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+  with warnings.catch_warnings():
+    warnings.simplefilter("error")  # the batch rule, not the loop fallback
+    np.testing.assert_allclose(tf.vectorized_map(lambda v: tf.reduce_sum(v * v), x).numpy(),
+                               [5.0, 25.0, 61.0])
+    np.testing.assert_allclose(tf.vectorized_map(lambda v: tf.reduce_max(v), x).numpy(),
+                               [2.0, 4.0, 6.0])
+    np.testing.assert_allclose(
+        tf.vectorized_map(lambda v: tf.reduce_mean(v, keepdims=True), x).numpy(),
+        [[1.5], [3.5], [5.5]])

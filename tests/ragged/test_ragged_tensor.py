@@ -144,7 +144,7 @@ def test_indexing_and_slicing():
   assert r[::1, :2].to_list() == [row[:2] for row in ROWS]
   with pytest.raises(ValueError, match="inner ragged dimension"):
     r[:, 1]
-  with pytest.raises(tf.errors.InvalidArgumentError):
+  with pytest.raises(IndexError, match="Row key 3 out of bounds"):
     r[3]
   r2 = tf.ragged.constant([[[1, 2], [3]], [[4]]])
   np.testing.assert_array_equal(r2[0, 1].numpy(), [3])

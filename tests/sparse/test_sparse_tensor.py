@@ -204,7 +204,7 @@ def test_elementwise_on_values():
                                 [1.0, -6.0, 6.0])
   assert tf.cast(s, tf.int32).dtype == tf.int32
   assert (-s).values.numpy().tolist() == [-1.0, 2.0, -3.0]
-  with pytest.raises(TypeError):
+  with pytest.raises(ValueError):
     tf.math.exp(s)          # exp(0) != 0: TF has no sparse exp either
 
 

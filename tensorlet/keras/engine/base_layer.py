@@ -763,7 +763,7 @@ def _set_output_mask(outputs, mask):
   flat = nest.flatten(outputs)
   masks = nest.flatten(mask) if isinstance(mask, (list, tuple)) else [mask] * len(flat)
   for t, m in zip(flat, masks):
-    if m is not None and isinstance(t, Tensor):
+    if m is not None and (isinstance(t, Tensor) or getattr(t, "_tf_tensor_like", False)):
       try:
         t._keras_mask = m
       except AttributeError:

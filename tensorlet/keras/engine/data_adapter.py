@@ -16,6 +16,7 @@ import numpy as np
 
 from tensorlet import _nest as nest
 from tensorlet.keras import backend
+from tensorlet.composite_tensor import CompositeTensor
 from tensorlet.tensor import Tensor, convert_to_tensor
 
 __all__ = ["unpack_x_y_sample_weight", "pack_x_y_sample_weight", "DataHandler",
@@ -56,7 +57,10 @@ def _describe(v):
 
 
 def _as_array(v):
-  """NumPy value of a leaf; float64 arrays become floatx, as Keras' adapter does."""
+  """NumPy value of a leaf; float64 arrays become floatx, as Keras' adapter does.
+  Sparse and ragged tensors stay as they are (batches are taken with their own ops)."""
+  if isinstance(v, CompositeTensor):
+    return v
   if isinstance(v, Tensor):
     v = v.numpy()
   try:
@@ -72,14 +76,40 @@ def _as_array(v):
   return a
 
 
+def _take(a, idx):
+  """Rows `idx` (a slice or an index array) of an array or a composite tensor."""
+  if not isinstance(a, CompositeTensor):
+    return convert_to_tensor(a[idx])
+  n = a.shape[0]
+  rows = np.arange(n)[idx]
+  if hasattr(a, "dense_shape"):  # a SparseTensor: its entries in the rows taken, renumbered
+    from tensorlet.sparse import SparseTensor
+    ind, val = a.indices.numpy(), a.values.numpy()
+    pos = np.full(n, -1, np.int64)
+    pos[rows] = np.arange(len(rows))
+    new_row = pos[ind[:, 0]]
+    keep = np.flatnonzero(new_row >= 0)
+    keep = keep[np.argsort(new_row[keep], kind="stable")]
+    new_ind = np.concatenate([new_row[keep][:, None], ind[keep, 1:]], 1)
+    shape = a.dense_shape.numpy().copy()
+    shape[0] = len(rows)
+    return SparseTensor(new_ind, val[keep], shape)
+  from tensorlet.ops import array_ops
+  return array_ops.gather(a, convert_to_tensor(rows.astype(np.int64)))
+
+
+def _ndim(a):
+  return a.shape.rank if isinstance(a, CompositeTensor) else a.ndim
+
+
 def _arrays(data):
   arrays = nest.map_structure(lambda v: None if v is None else _as_array(v), data)
-  sizes = {a.shape[0] for a in nest.flatten(arrays) if a is not None and a.ndim}
+  sizes = {a.shape[0] for a in nest.flatten(arrays) if a is not None and _ndim(a)}
   if len(sizes) > 1:
     raise ValueError(f"Data cardinality is ambiguous: the inputs hold {sorted(sizes)} "
                      f"samples. Make sure all arrays contain the same number of samples.")
   for a in nest.flatten(arrays):
-    if a is not None and not a.ndim:
+    if a is not None and not _ndim(a):
       # A scalar, or the numbers of a list of ragged lists taken as separate inputs.
       # (`data` is the (x, y, sample_weight) tuple.)
       found = ", ".join(_describe(d) for d in data if d is not None)
@@ -209,8 +239,8 @@ class _Arrays:
         lo = step * self._batch_size
         idx = slice(lo, lo + self._batch_size) if order is None else \
             order[lo:lo + self._batch_size]
-        yield nest.map_structure(
-            lambda a: None if a is None else convert_to_tensor(a[idx]), self._arrays)
+        yield nest.map_structure(lambda a: None if a is None else _take(a, idx),
+                                 self._arrays)
 
 
 class _Dataset:

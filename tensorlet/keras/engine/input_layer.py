@@ -7,15 +7,37 @@ from tensorlet.keras.engine.keras_tensor import KerasTensor, Node
 __all__ = ["InputLayer", "Input"]
 
 
+def _composite_spec(batch_shape, dtype, sparse, ragged):
+  """The spec of a sparse or ragged input of `batch_shape`: as Keras 2, the ragged
+  dimensions are all up to the last unknown one."""
+  if sparse:
+    from tensorlet.sparse import SparseTensorSpec
+    return SparseTensorSpec(batch_shape, dtype)
+  from tensorlet.ragged import RaggedTensorSpec
+  ragged_rank = max([i for i in range(1, len(batch_shape)) if batch_shape[i] is None] or [0])
+  return RaggedTensorSpec(batch_shape, dtype, ragged_rank)
+
+
 class InputLayer(Layer):
-  """A layer without weights whose output is the model's input KerasTensor."""
+  """A layer without weights whose output is the model's input KerasTensor (dense, or
+  sparse / ragged with `sparse=True` / `ragged=True` / a composite `type_spec`)."""
 
   def __init__(self, input_shape=None, batch_size=None, dtype=None, name=None,
-               batch_input_shape=None, sparse=None, ragged=None, optional=False, **kwargs):
-    if sparse or ragged:
-      raise ValueError("InputLayer supports dense inputs only (no sparse or ragged inputs).")
+               batch_input_shape=None, sparse=None, ragged=None, type_spec=None,
+               optional=False, **kwargs):
+    if sparse and ragged:
+      raise ValueError("Cannot set both `sparse` and `ragged` to `True` in a Keras `Input`.")
     if name is None:
       name = backend.unique_object_name("input", zero_based=False)
+    if type_spec is not None:
+      if input_shape is not None or batch_input_shape is not None or sparse or ragged:
+        raise ValueError("Creating Keras inputs from a type_spec is only supported when "
+                         "`shape`, `batch_size`, `sparse` and `ragged` are not given.")
+      kind = type(type_spec).__name__
+      sparse, ragged = kind == "SparseTensorSpec", kind == "RaggedTensorSpec"
+      batch_input_shape = tuple(type_spec.shape.as_list()) if type_spec.shape.rank is not \
+          None else None
+      dtype = type_spec.dtype if dtype is None else dtype
     if batch_input_shape is None:
       if input_shape is None:
         raise ValueError("Please provide to Input a `shape` or a `tensor` or a `type_spec` "
@@ -26,32 +48,48 @@ class InputLayer(Layer):
                      **kwargs)
     self.built = True
     self.is_placeholder = True
-    out = KerasTensor(self._batch_input_shape, _dt.as_dtype(self.dtype), self, 0, 0,
-                      name=name)
+    self.sparse, self.ragged = bool(sparse), bool(ragged)
+    dt = _dt.as_dtype(self.dtype)
+    if type_spec is None and (sparse or ragged):
+      type_spec = _composite_spec(self._batch_input_shape, dt, sparse, ragged)
+    if type_spec is not None:
+      out = KerasTensor.from_type_spec(type_spec, self, 0, 0, name=name)
+    else:
+      out = KerasTensor(self._batch_input_shape, dt, self, 0, 0, name=name)
     self._inbound_nodes.append(Node(self, (), {}, out))
     self._tl_out_shape = [self._batch_input_shape]
 
   def get_config(self):
     return {"batch_input_shape": self._batch_input_shape, "dtype": self.dtype,
-            "sparse": False, "ragged": False, "name": self.name}
+            "sparse": self.sparse, "ragged": self.ragged, "name": self.name}
 
 
 def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=None, tensor=None,  # noqa: N802
           ragged=None, type_spec=None, batch_shape=None, **kwargs):
-  """A KerasTensor of `shape` (without the batch dimension) to start a functional model.
+  """A KerasTensor of `shape` (without the batch dimension) to start a functional model;
+  `sparse=True` / `ragged=True` (or a composite `type_spec`) make it stand for
+  SparseTensor / RaggedTensor inputs.
 
   Example:
     >>> x = tf.keras.Input(shape=(4,))
     >>> x.shape
     TensorShape([None, 4])
   """
-  if sparse or ragged or tensor is not None or type_spec is not None:
-    raise ValueError("tf.keras.Input supports dense inputs given by `shape`/`batch_shape` "
-                     "only (no sparse, ragged, tensor or type_spec inputs).")
+  if sparse and ragged:
+    raise ValueError("Cannot set both `sparse` and `ragged` to `True` in a Keras `Input`.")
+  if tensor is not None:
+    raise ValueError("tf.keras.Input(tensor=...) wraps a TF1 graph tensor, which tensorlet "
+                     "does not have; pass `shape` and `dtype` instead.")
   for k in kwargs:
     if k != "batch_input_shape":
       raise ValueError(f"Unrecognized keyword arguments: {[k]}")
   batch_shape = batch_shape or kwargs.get("batch_input_shape")
-  layer = InputLayer(input_shape=shape, batch_size=batch_size, dtype=dtype, name=name,
-                     batch_input_shape=batch_shape)
+  if type_spec is not None:
+    if shape is not None or batch_shape is not None or batch_size is not None:
+      raise ValueError("When passing a `type_spec`, `shape`, `batch_size` and `batch_shape` "
+                       "must not be given.")
+    layer = InputLayer(name=name, dtype=dtype, type_spec=type_spec)
+  else:
+    layer = InputLayer(input_shape=shape, batch_size=batch_size, dtype=dtype, name=name,
+                       batch_input_shape=batch_shape, sparse=sparse, ragged=ragged)
   return layer._inbound_nodes[0].outputs

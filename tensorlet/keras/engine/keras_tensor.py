@@ -33,6 +33,20 @@ class KerasTensor:
     self._keras_history = (layer, node_index, tensor_index)
 
   @property
+  def type_spec(self):
+    return TensorSpec(self.shape, self.dtype)
+
+  @classmethod
+  def from_type_spec(cls, type_spec, layer=None, node_index=0, tensor_index=0, name=None):
+    """The KerasTensor standing for values of `type_spec` (a TensorSpec, or a composite
+    spec: RaggedTensorSpec, SparseTensorSpec)."""
+    kind = _COMPOSITE_KINDS.get(type(type_spec).__name__)
+    if kind is None:
+      return KerasTensor(type_spec.shape, type_spec.dtype, layer, node_index, tensor_index,
+                         name)
+    return kind(type_spec, layer, node_index, tensor_index, name)
+
+  @property
   def node(self):
     layer, index, _ = self._keras_history
     return layer._inbound_nodes[index]
@@ -76,6 +90,103 @@ class KerasTensor:
     if d is None:
       raise TypeError(f"Cannot iterate over a Tensor with unknown first dimension: {self}")
     return iter([self[i] for i in range(d)])
+
+
+class _CompositeKerasTensor(KerasTensor):
+  """A KerasTensor of a composite value: its spec gives the shape and dtype."""
+
+  def __init__(self, type_spec, layer=None, node_index=0, tensor_index=0, name=None):
+    super().__init__(type_spec.shape, type_spec.dtype, layer, node_index, tensor_index, name)
+    self._spec = type_spec
+
+  @property
+  def type_spec(self):
+    return self._spec
+
+  def __repr__(self):
+    layer = self._keras_history[0]
+    by = f" (created by layer '{layer.name}')" if layer is not None else ""
+    return f"<KerasTensor: type_spec={self._spec!r}{by}>"
+
+  def __str__(self):
+    layer = self._keras_history[0]
+    name = f", name='{self.name}'" if self.name is not None else ""
+    by = f", description=\"created by layer '{layer.name}'\"" if layer is not None else ""
+    return f"KerasTensor(type_spec={self._spec!r}{name}{by})"
+
+
+class RaggedKerasTensor(_CompositeKerasTensor):
+  """The KerasTensor of a RaggedTensor (`tf.keras.Input(ragged=True)`)."""
+
+  @property
+  def ragged_rank(self):
+    return self._spec.ragged_rank
+
+  def _method(self, name, *args, **kwargs):
+    from tensorlet.keras.layers import tf_op_layer
+    return tf_op_layer.method_call(self, name, args, kwargs)
+
+  def to_tensor(self, default_value=None, name=None, shape=None):
+    return self._method("to_tensor", default_value=default_value, shape=shape)
+
+  def row_lengths(self, axis=1, name=None):
+    return self._method("row_lengths", axis=axis)
+
+  def nrows(self, out_type=None, name=None):
+    return self._method("nrows", out_type=out_type)
+
+  def merge_dims(self, outer_axis, inner_axis):
+    return self._method("merge_dims", outer_axis, inner_axis)
+
+  def with_flat_values(self, new_values):
+    return self._method("with_flat_values", new_values)
+
+  def with_values(self, new_values):
+    return self._method("with_values", new_values)
+
+  @property
+  def values(self):
+    return self._method("values")
+
+  @property
+  def flat_values(self):
+    return self._method("flat_values")
+
+  @property
+  def row_splits(self):
+    return self._method("row_splits")
+
+
+class SparseKerasTensor(_CompositeKerasTensor):
+  """The KerasTensor of a SparseTensor (`tf.keras.Input(sparse=True)`)."""
+
+  def _method(self, name):
+    from tensorlet.keras.layers import tf_op_layer
+    return tf_op_layer.method_call(self, name, (), {})
+
+  @property
+  def indices(self):
+    return self._method("indices")
+
+  @property
+  def values(self):
+    return self._method("values")
+
+  @property
+  def dense_shape(self):
+    return self._method("dense_shape")
+
+
+_COMPOSITE_KINDS = {"RaggedTensorSpec": RaggedKerasTensor,
+                    "SparseTensorSpec": SparseKerasTensor}
+
+
+def keras_tensor_from_value(t, layer, index, tensor_index, name):
+  """The KerasTensor of a layer's output `t` (a symbolic tensor or composite value)."""
+  spec = getattr(t, "_type_spec", None)
+  if spec is not None and type(spec).__name__ in _COMPOSITE_KINDS:
+    return KerasTensor.from_type_spec(spec, layer, index, tensor_index, name)
+  return KerasTensor(t.shape, t.dtype, layer, index, tensor_index, name)
 
 
 _NO_VALUE = ("{} is a Keras symbolic tensor: it has no value until the model runs. Apply "
@@ -157,12 +268,18 @@ def _run_on_placeholders(layer, args, kwargs):
   ctx.scope = ""  # NOTE: weights built here are named "dense/kernel:0", as in Keras.
   try:
     with graph.as_default():
+      def symbolic(v, name):
+        if isinstance(v, _CompositeKerasTensor):
+          spec = v.type_spec
+          return spec._from_components([graph.placeholder(c, name)
+                                        for c in spec._component_specs])
+        return graph.placeholder(TensorSpec(v.shape, v.dtype), name)
+
       def placeholder(v):
         if isinstance(v, KerasTensor):
-          ph = graph.placeholder(TensorSpec(v.shape, v.dtype), "input")
-          m = v._keras_mask
-          if m is not None:
-            ph._keras_mask = graph.placeholder(TensorSpec(m.shape, m.dtype), "input_mask")
+          ph = symbolic(v, "input")
+          if v._keras_mask is not None:
+            ph._keras_mask = symbolic(v._keras_mask, "input_mask")
           return ph
         return v
       sargs = nest.map_structure(placeholder, args)
@@ -187,18 +304,23 @@ def symbolic_call(layer, args, kwargs):
   index = len(layer._inbound_nodes)
   counter = iter(range(1 << 30))
   kt = nest.map_structure(
-      lambda t: KerasTensor(t.shape, t.dtype, layer, index, next(counter),
-                            name=f"{layer.name}/{t.op.type}:0"), outputs)
+      lambda t: keras_tensor_from_value(t, layer, index, next(counter), _output_name(layer, t)),
+      outputs)
   for t, k in zip(nest.flatten(outputs), nest.flatten(kt)):
     m = getattr(t, "_keras_mask", None)
     if m is not None:
-      k._keras_mask = KerasTensor(m.shape, m.dtype, name=f"{layer.name}/mask:0")
+      k._keras_mask = keras_tensor_from_value(m, None, 0, 0, f"{layer.name}/mask:0")
   layer._inbound_nodes.append(Node(layer, args, kwargs, kt))
   shapes = [_tuple(t.shape) for t in nest.flatten(kt)]
   shape = shapes[0] if not nest.is_nested(kt) else shapes
   prev = layer._tl_out_shape
   layer._tl_out_shape = shape if prev is None or prev == shape else MULTIPLE
   return kt
+
+
+def _output_name(layer, t):
+  op = getattr(t, "op", None)
+  return f"{layer.name}/{op.type}:0" if op is not None else None
 
 
 def trace_shapes(layer, input_shape, dtype):

@@ -40,6 +40,7 @@ from tensorlet.keras.layers.activation import (ELU, LeakyReLU, PReLU, ReLU,  # n
                                                Softmax, ThresholdedReLU)
 from tensorlet.keras.layers.lambda_layer import Lambda  # noqa: F401
 from tensorlet.keras.layers.tf_op_layer import SlicingOpLambda, TFOpLambda  # noqa: F401
+from tensorlet.keras.layers.tf_op_layer import InstanceMethod, InstanceProperty  # noqa: F401
 from tensorlet.keras.layers.attention import AdditiveAttention, Attention, MultiHeadAttention
 from tensorlet.keras.layers.recurrent import RNN, StackedRNNCells
 from tensorlet.keras.layers.recurrent_cells import (GRU, LSTM, GRUCell, LSTMCell, SimpleRNN,

@@ -94,6 +94,17 @@ class Dense(Layer):
       # As Keras 2's Dense: integer (or complex) inputs are cast to the layer's dtype
       # rather than failing in MatMul; strings fail in the Cast (UnimplementedError).
       inputs = _m.cast(inputs, self.kernel.dtype)
+    kind = type(inputs).__name__
+    if kind == "RaggedTensor":  # the rows keep their lengths: Dense of the flat values
+      if inputs.flat_values.shape.rank == 1:
+        raise ValueError(f"Dense layer only supports RaggedTensors when the innermost "
+                         f"dimension is non-ragged. Received: inputs.shape={inputs.shape}.")
+      return inputs.with_flat_values(self.call(inputs.flat_values))
+    if kind == "SparseTensor":
+      from tensorlet.sparse import sparse_ops
+      out = sparse_ops.sparse_dense_matmul(inputs, self.kernel)
+      out = _nn.bias_add(out, self.bias) if self.bias is not None else out
+      return self._tl_act(out) if self._tl_act is not None else out
     if inputs.ndim == 2:
       out = _m.matmul(inputs, self.kernel)
     else:
@@ -149,6 +160,8 @@ class Dropout(Layer):
   def call(self, inputs, training=None):
     if training is None or training is False or self.rate == 0:
       return inputs
+    if type(inputs).__name__ == "RaggedTensor" and self.noise_shape is None:
+      return inputs.with_flat_values(self.call(inputs.flat_values, training))
     return smart_cond(training, lambda: _nn.dropout(inputs, self.rate, self._noise(inputs),
                                                     seed=self.seed),
                       lambda: _a.identity(inputs))
@@ -235,12 +248,24 @@ class Reshape(Layer):
     return config
 
 
+def _sparse_lookup(table, ids, dim):
+  from tensorlet.sparse import SparseTensor
+  n = _a.shape(ids.indices, out_type=_dt.int64)[0]
+  values = _a.reshape(_nn.embedding_lookup(table, ids.values), [-1])
+  cols = _a.reshape(_a.tile(_a.range(dim, dtype=_dt.int64), _a.reshape(n, [1])), [-1, 1])
+  rows = _a.repeat(ids.indices, dim, axis=0)
+  return SparseTensor(_a.concat([rows, cols], 1), values,
+                      _a.concat([ids.dense_shape, _a.constant([dim], _dt.int64)], 0))
+
+
 class Embedding(Layer):
   """Looks up rows of an `(input_dim, output_dim)` table by integer ids."""
 
   def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
                embeddings_regularizer=None, activity_regularizer=None,
-               embeddings_constraint=None, mask_zero=False, input_length=None, **kwargs):
+               embeddings_constraint=None, mask_zero=False, input_length=None, sparse=False,
+               **kwargs):
+    self.sparse = bool(sparse)  # SparseTensor outputs (not in the config, as Keras 2)
     if input_length is not None and "input_shape" not in kwargs:
       kwargs["input_shape"] = (input_length,) if isinstance(input_length, int) \
           else tuple(input_length)
@@ -267,7 +292,15 @@ class Embedding(Layer):
   def call(self, inputs):
     if inputs.dtype not in (_dt.int32, _dt.int64):
       inputs = _m.cast(inputs, _dt.int32)
-    return _nn.embedding_lookup(self.embeddings, inputs)
+    from tensorlet.sparse import sparse_ops
+    if type(inputs).__name__ == "SparseTensor":
+      if self.sparse:  # each id's vector as entries along a new last axis
+        return _sparse_lookup(self.embeddings, inputs, self.output_dim)
+      # Keras 2 looks the ids up with safe_embedding_lookup_sparse(default_id=0): a
+      # missing position gets row 0, as the lookup of the densified ids does
+      inputs = sparse_ops.to_dense(inputs)
+    out = _nn.embedding_lookup(self.embeddings, inputs)
+    return sparse_ops.from_dense(out) if self.sparse else out
 
   def compute_mask(self, inputs, mask=None):
     return _m.not_equal(inputs, 0) if self.mask_zero else None

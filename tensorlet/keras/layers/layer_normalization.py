@@ -100,6 +100,20 @@ class LayerNormalization(_AffineNorm):
 
   def call(self, inputs):
     rank = inputs.shape.rank
+    if type(inputs).__name__ == "RaggedTensor":
+      # normalizing the dense inner axes of each element: those of the flat values
+      inner = [a - inputs.ragged_rank for a in self.axis]
+      if min(inner) < 1:
+        raise ValueError(f"LayerNormalization of a RaggedTensor normalizes its uniform inner "
+                         f"axes only; got axis={self.axis} for ragged_rank "
+                         f"{inputs.ragged_rank}")
+      flat = inputs.flat_values
+      mean, var = _nn.moments(flat, inner, keepdims=True)
+      bshape = [flat.shape[i] if i in inner else 1 for i in range(flat.shape.rank)]
+      gamma = None if self.gamma is None else _a.reshape(self.gamma, bshape)
+      beta = None if self.beta is None else _a.reshape(self.beta, bshape)
+      return inputs.with_flat_values(_nn.batch_normalization(flat, mean, var, beta, gamma,
+                                                             self.epsilon))
     mean, var = _nn.moments(inputs, self.axis, keepdims=True)
     bshape = [inputs.shape[i] if i in self.axis else 1 for i in range(rank)]
     gamma = None if self.gamma is None else _a.reshape(self.gamma, bshape)

@@ -332,6 +332,8 @@ class RNN(Layer):
     return super().__call__(*split_initial_state(args, kwargs), **kwargs)
 
   def call(self, inputs, mask=None, training=None, initial_state=None, constants=None):
+    if type(inputs).__name__ == "RaggedTensor":
+      return _ragged_call(self, inputs, training, initial_state, constants)
     if constants is not None:
       constants = [convert_to_tensor(c) if not isinstance(c, Tensor) else c
                    for c in nest.flatten(constants)]
@@ -516,3 +518,25 @@ def _time_loop(step, xt, states, mask, need_seq, unroll, zero_masked, out0,
   if out_seq is not None and steps is not None:
     out_seq.set_shape([steps] + out0.shape.as_list())
   return last, out_seq, new
+
+
+def _ragged_call(layer, inputs, training, initial_state, constants):
+  """As Keras 2: a ragged batch runs padded, each row masked past its length; sequences
+  come back ragged (for go_backwards, each row's outputs in the order they were made)."""
+  if inputs.ragged_rank != 1:
+    raise ValueError(f"The input of an RNN layer must be ragged in its time dimension only "
+                     f"(ragged_rank 1), got ragged_rank {inputs.ragged_rank}")
+  lengths = inputs.row_lengths()
+  padded = inputs.to_tensor()
+  mask = _a.sequence_mask(lengths, _a.shape(padded)[1])
+  kwargs = {} if constants is None else {"constants": constants}
+  out = layer.call(padded, mask=mask, training=training, initial_state=initial_state, **kwargs)
+  if not layer.return_sequences:
+    return out
+  outs = out if layer.return_state else [out]
+  seq = outs[0]
+  if layer.go_backwards:
+    seq = _a.reverse_sequence(_a.reverse(seq, [1]), lengths, seq_axis=1, batch_axis=0)
+  from tensorlet.ragged import RaggedTensor
+  seq = RaggedTensor.from_tensor(seq, lengths=lengths)
+  return [seq] + list(outs[1:]) if layer.return_state else seq

@@ -222,6 +222,10 @@ class TimeDistributed(Layer):
     self.built = True
 
   def call(self, inputs, training=None, mask=None):
+    if type(inputs).__name__ == "RaggedTensor" and inputs.ragged_rank == 1:
+      # as Keras 2: the wrapped layer runs on the time steps of all rows at once
+      kw = {"training": training} if training is not None else {}
+      return inputs.with_values(self.layer(inputs.values, **kw))
     if not isinstance(inputs, Tensor):
       raise TypeError(f"`TimeDistributed` takes one tensor; received {inputs!r}"[:500])
     shape = self._tl_check(inputs.shape)

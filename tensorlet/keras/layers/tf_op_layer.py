@@ -15,7 +15,8 @@ from tensorlet.keras.engine.base_layer import Layer
 from tensorlet.keras.engine.keras_tensor import KerasTensor
 from tensorlet.ops import dispatch
 
-__all__ = ["TFOpLambda", "SlicingOpLambda", "op_layer_call"]
+__all__ = ["TFOpLambda", "SlicingOpLambda", "InstanceProperty", "InstanceMethod",
+           "op_layer_call", "method_call"]
 
 
 class TFOpLambda(Layer):
@@ -58,8 +59,50 @@ class SlicingOpLambda(TFOpLambda):
   """`x[key]` on a KerasTensor (Keras 2's layer for `tf.__operators__.getitem`)."""
 
 
+class InstanceProperty(Layer):
+  """`x.attr_name` of a composite Keras symbolic tensor (`rt.flat_values`), as a layer
+  (Keras 2's InstanceProperty, named "input." + the attribute)."""
+
+  _tl_convert_inputs = False
+
+  def __init__(self, attr_name, **kwargs):
+    self.attr_name = attr_name
+    if kwargs.get("name") is None:
+      kwargs["name"] = backend.unique_object_name("input." + attr_name)
+    kwargs["autocast"] = False
+    super().__init__(**kwargs)
+
+  def call(self, obj):
+    return getattr(obj, self.attr_name)
+
+  def get_config(self):
+    config = super().get_config()
+    config["attr_name"] = self.attr_name
+    return config
+
+
+class InstanceMethod(InstanceProperty):
+  """`x.attr_name(*args, **kwargs)` of a composite Keras symbolic tensor
+  (`rt.to_tensor()`), as a layer (Keras 2's InstanceMethod)."""
+
+  def call(self, obj, args, kwargs):
+    return getattr(obj, self.attr_name)(*args, **kwargs)
+
+
+_PROPERTIES = frozenset(["values", "flat_values", "row_splits", "indices", "dense_shape"])
+
+
+def method_call(x, attr_name, args, kwargs):
+  """`x.attr_name(...)` (or the property) on a composite KerasTensor, as a node."""
+  if attr_name in _PROPERTIES:
+    return InstanceProperty(attr_name)(x)
+  return InstanceMethod(attr_name)(x, list(args), dict(kwargs))
+
+
 def _getitem(x, key):
-  from tensorlet.tensor import convert_to_tensor
+  from tensorlet.tensor import Tensor, convert_to_tensor
+  if getattr(x, "_tf_tensor_like", False) and not isinstance(x, Tensor):
+    return x[key]  # a RaggedTensor indexes itself
   return convert_to_tensor(x)[key]
 
 
