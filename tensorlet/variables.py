@@ -311,7 +311,10 @@ class Variable:
     return self.__repr__()
 
   def __format__(self, spec):
-    return self._as_tensor().__format__(spec)
+    # NOTE: as TF's variables (object.__format__): the repr, and no format specs.
+    if spec:
+      raise TypeError(f"unsupported format string passed to {type(self).__name__}.__format__")
+    return str(self)
 
   def __bool__(self):
     return bool(self._value)

@@ -12,6 +12,7 @@ import sys
 import numpy as np
 
 from tensorlet import dtypes as _dt
+from tensorlet.errors import out_of_scope_error
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor
 
@@ -58,10 +59,14 @@ class SymbolicTensor(Tensor):
   def set_shape(self, shape):
     self._shape = self._shape.merge_with(shape)
 
+  @property
   def numpy(self):
-    raise NotImplementedError(
-        f"Cannot call .numpy() on the symbolic tensor {self.name} of a tf.function graph: it "
-        f"has no value while the function is traced. Return it from the function instead.")
+    # NOTE: an AttributeError as TF's (its symbolic tensors have no `numpy`), so
+    # `hasattr(t, "numpy")` tells eager tensors apart as it does in TF.
+    raise AttributeError(
+        f"'SymbolicTensor' object has no attribute 'numpy': {self.name} is a symbolic tensor "
+        f"of a tf.function graph and has no value while the function is traced. Return it "
+        f"from the function to get its value.")
 
   def __bool__(self):
     # NOTE: seed 003's wording (the message users search for); TF's error type.
@@ -473,6 +478,7 @@ class FuncGraph(Graph):
     self.outer_graph = outer_graph
     self.control_outputs = []
     self.feeds = {}             # id(placeholder) -> the call's eager value, while tracing
+    self.arg_handles = {}       # id(handle of a variable argument) -> its resource input
 
   def placeholder(self, spec, name):
     from tensorlet.ops.registry import REGISTRY
@@ -490,8 +496,11 @@ class FuncGraph(Graph):
     hit = self.captures.get(key)
     if hit is not None:
       return hit[1]
+    ph = self.arg_handles.get(key)
+    if ph is not None:
+      return ph
     if isinstance(t, SymbolicTensor) and self.outer_graph is None:
-      raise ValueError(f"Tensor {t!r} belongs to another graph and cannot be used here.")
+      raise out_of_scope_error(t)
     from tensorlet.tensor_spec import TensorSpec
     shape = t.shape if t.dtype is not _dt.resource else TensorShape([])
     ph = self.placeholder(TensorSpec(shape, t.dtype), "Placeholder" if
@@ -503,6 +512,16 @@ class FuncGraph(Graph):
       if all(v is not w for w in self.variables):
         self.variables.append(v)
     self.captures[key] = (t, ph)
+    return ph
+
+  def variable_argument(self, var, name):
+    """The resource input standing for variable argument `var`: its reads and writes
+    in this trace use the variable passed to each call (the first input of an
+    aliased variable serves all its uses)."""
+    from tensorlet.tensor_spec import TensorSpec
+    ph = self.placeholder(TensorSpec(TensorShape([]), _dt.resource), name)
+    ph._variable = var
+    self.arg_handles.setdefault(id(var._handle), ph)
     return ph
 
   def read_variable(self, var):
