@@ -191,6 +191,7 @@ class Graph:
     self._reads_since = []
     self.seed = None
     self.outer_graph = None
+    self._control_deps = ()   # ops every new op depends on (tf.control_dependencies)
 
   # ---------------------------------------------------------------- names
   def unique_name(self, base):
@@ -218,6 +219,8 @@ class Graph:
     specs = self._infer(od, inputs, attrs)
     op.outputs = tuple(SymbolicTensor(op, i, s, d) for i, (s, d) in enumerate(specs))
     self._order(op)
+    if self._control_deps:
+      op.control_inputs.extend(c for c in self._control_deps if c not in op.control_inputs)
     self._ops.append(op)
     _propagate_constant(op)
     if len(op.outputs) == 1 and od.num_outputs == 1:
@@ -237,6 +240,42 @@ class Graph:
       if self._last_stateful is not None:
         op.control_inputs.append(self._last_stateful)
       self._reads_since.append(op)
+
+  def control_dependencies_push(self, control_inputs):
+    """Enters a tf.control_dependencies block; returns what control_dependencies_pop
+    restores."""
+    saved = self._control_deps
+    if control_inputs is None:
+      self._control_deps = ()
+      return saved
+    ops = list(saved)
+    for c in control_inputs:
+      o = c if isinstance(c, Operation) else getattr(c, "op", None)
+      if o is None and hasattr(c, "_handle") and hasattr(c, "_as_tensor"):
+        # NOTE: a variable (what `v.assign(...)` returns): wait for the latest
+        # stateful op, which automatic control dependencies order after its writes.
+        o = self._last_stateful
+        if o is None:
+          continue
+      if o is None:
+        if isinstance(c, EagerTensor):
+          continue  # NOTE: already computed; nothing to wait for
+        if callable(c):
+          c = c()
+          o = c if isinstance(c, Operation) else getattr(c, "op", None)
+        if o is None:
+          raise TypeError(f"Control input must be an Operation, a Tensor, or IndexedSlices: "
+                          f"{c!r}")
+      # NOTE: as TF 2.21 at run time (Grappler's dependency optimizer): a control
+      # edge from a pure op is dropped -- only stateful ops (assign, print,
+      # asserts, py_function) and tf.group's NoOps make the block wait.
+      if o.graph is self and o not in ops and (o.opdef.stateful or o.opdef.name == "NoOp"):
+        ops.append(o)
+    self._control_deps = tuple(ops)
+    return saved
+
+  def control_dependencies_pop(self, saved):
+    self._control_deps = saved
 
   def _infer(self, od, inputs, attrs):
     from tensorlet.ops.registry import check_dtypes_graph
