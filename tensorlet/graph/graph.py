@@ -13,6 +13,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import out_of_scope_error
+from tensorlet.ops import registry as _registry
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor
 
@@ -223,6 +224,11 @@ class Graph:
       op.control_inputs.extend(c for c in self._control_deps if c not in op.control_inputs)
     self._ops.append(op)
     _propagate_constant(op)
+    if _registry.NUMERICS_CHECK is not None:
+      from tensorlet.ops.numerics import graph_check  # loaded once checks are enabled
+      checked = graph_check(self, op)
+      if checked is not None:
+        return checked[0] if len(checked) == 1 and od.num_outputs == 1 else checked
     if len(op.outputs) == 1 and od.num_outputs == 1:
       return op.outputs[0]
     return op.outputs

@@ -321,6 +321,10 @@ def _wrap(v):
   return t
 
 
+# tf.debugging.enable_check_numerics sets this to ops/numerics.py's eager check.
+NUMERICS_CHECK = None
+
+
 def execute(od, inputs, attrs=_EMPTY, name=None):
   """Runs (eager) or stages (graph) `od` on tensor `inputs`; records on tapes.
 
@@ -358,6 +362,8 @@ def execute(od, inputs, attrs=_EMPTY, name=None):
   except Exception as e:  # NumPy errors become TF errors naming the op
     _check_eager_inputs(od, inputs)
     raise kernel_error(od, inputs, attrs, e) from None
+  if NUMERICS_CHECK is not None:
+    NUMERICS_CHECK(od, inputs, res)
   if od.num_outputs == 1:
     out = _wrap(res)
     if c.tapes:
