@@ -13,6 +13,7 @@ import numpy as np
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import registry
 from tensorlet.ops._common import FLOAT_C
+from tensorlet.ops.logging_ops import check_numerics_grad
 from tensorlet.ops.registry import op
 
 __all__ = ["enable", "disable", "CheckNumericsV2"]
@@ -110,9 +111,7 @@ def eager_check(od, inputs, res):
                                f"[Op:CheckNumericsV2]")
 
 
-@op("CheckNumericsV2", dtypes=FLOAT_C, shape=lambda i, a: [(i[0].shape, i[0].dtype)],
-    stateful=True)
-def CheckNumericsV2(x, *, message):
+def _check_v2(x, *, message):
   if not np.isfinite(x).all():
     lines, kinds = _counts(np.asarray(x))
     text = message.replace(_COUNTS, "".join(line + "\n" for line in lines))
@@ -121,9 +120,9 @@ def CheckNumericsV2(x, *, message):
   return x
 
 
-@CheckNumericsV2.def_grad
-def _(op, dy):
-  return [dy]
+CheckNumericsV2 = op("CheckNumericsV2", dtypes=FLOAT_C, stateful=True,
+                     shape=lambda i, a: [(i[0].shape, i[0].dtype)])(_check_v2)
+CheckNumericsV2.def_grad(check_numerics_grad)
 
 
 def graph_check(g, node):
