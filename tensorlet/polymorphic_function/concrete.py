@@ -158,7 +158,7 @@ class ConcreteFunction:
            for p in params):
       raise error
     for i, a in enumerate(list(args) + list(kwargs.values())):
-      if not (isinstance(a, Tensor) or hasattr(a, "_as_tensor")):
+      if not isinstance(a, Tensor):
         raise fail(f"provided list of inputs contains objects other than 'EagerTensor'. "
                    f"Item {i} is type: {type(a).__name__}") from None
     if len(args) > len(params):
@@ -173,9 +173,14 @@ class ConcreteFunction:
     if missing:
       raise fail(f"missing required arguments: {', '.join(missing)}") from None
     out = []
-    for p in params:
-      p.type.cast(bound[p.name], trace_type.CastContext(self._name, p.name, self.function_type),
-                  out)
+    for i, p in enumerate(params):
+      v = bound[p.name]
+      if isinstance(p.type, trace_type.VariableType) and isinstance(v, Tensor):
+        raise InvalidArgumentError(
+            None, None, f"cannot compute __inference_{self._name} as input #{i}(zero-based) "
+            f"was expected to be a resource tensor but is a {v.dtype.name} tensor "
+            f"[Op:__inference_{self._name}]")
+      p.type.cast(v, trace_type.CastContext(self._name, p.name, self.function_type), out)
     return out
 
   def _call_flat(self, tensors):

@@ -8,11 +8,14 @@ from op_table import F32_64, FLOAT_C, args, case
 from tensorlet.ops.numerics import CheckNumericsV2
 from tensorlet.ops.registry import execute
 
-case("debugging/check_numerics_v2",
-     lambda x: execute(CheckNumericsV2, [x], {"message": "check"}), lambda x: x,
-     args([2, 3]), FLOAT_C, grad=False)
-case("debugging/check_numerics_v2/grad",
-     lambda x: execute(CheckNumericsV2, [x], {"message": "check"}) * x, lambda x: x * x,
+
+
+def _checked(x):
+  return execute(CheckNumericsV2, [tf.convert_to_tensor(x)], {"message": "check"})
+
+
+case("debugging/check_numerics_v2", _checked, lambda x: x, args([2, 3]), FLOAT_C, grad=False)
+case("debugging/check_numerics_v2/grad", lambda x: _checked(x) * x, lambda x: x * x,
      args([3]), F32_64, grad=True)
 case("tuple", lambda x, y: tf.tuple([x * 2, y])[0] + tf.tuple([y])[0],
      lambda x, y: (x * 2 + y).astype(x.dtype), args([2, 3], [2, 3]), F32_64, grad=True)

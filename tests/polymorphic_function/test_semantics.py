@@ -466,9 +466,9 @@ def test_variable_arguments_share_a_trace_by_spec():
   n = []
 
   @tf.function
-  def f(x, y):
+  def f(x, y=None):
     n.append(1)
-    return x + y
+    return x + y if y is not None else x
   a, b, c = tf.Variable(1.0), tf.Variable(2.0), tf.Variable(3.0)
   sig = f.get_concrete_function(a, b).structured_input_signature
   assert repr(sig[0][0]) == ("VariableSpec(shape=(), dtype=tf.float32, trainable=True, "
@@ -482,6 +482,8 @@ def test_variable_arguments_share_a_trace_by_spec():
   assert cf(b, c).numpy() == 5.0
   with pytest.raises(TypeError):
     cf(a, tf.constant(1.0))   # a tensor where the trace takes a variable
+  with pytest.raises(tf.errors.InvalidArgumentError, match="expected to be a resource tensor"):
+    f.get_concrete_function(a)(tf.constant(1.0))   # TF's flat-signature fallback fails so
   with pytest.raises(tf.errors.InvalidArgumentError):
     cf(tf.Variable(1), b)     # a variable of another dtype
   assert cf.variables == () and cf.captured_inputs == []
