@@ -578,3 +578,69 @@ def test_concrete_function_binds_tensor_arguments_by_position_and_name():
   assert cf(tf.constant(1.0), tf.constant(5.0)).numpy() == 7.0
   with pytest.raises(TypeError, match="Literal"):
     cf(tf.constant(1.0), 3, tf.constant(5.0))
+
+
+def test_python_and_tensor_control_flow_under_a_tape_inside_a_function():
+  # Values from TF 2.21: Python `if`/`for`/`while` on Python values follow the
+  # branch taken while tracing; on tensors AutoGraph makes cond/while, and both
+  # differentiate along the path that ran.
+  @tf.function
+  def f(x, training, n):
+    with tf.GradientTape() as t:
+      t.watch(x)
+      y = x * x if training else x
+      for _ in range(n):
+        y = y * x
+    return t.gradient(y, x)
+  assert f(tf.constant(2.0), True, 2).numpy() == 32.0
+  assert f(tf.constant(2.0), False, 0).numpy() == 1.0
+
+  @tf.function
+  def g(x):
+    with tf.GradientTape() as t:
+      t.watch(x)
+      if x > 1:
+        y = x * x
+      else:
+        y = -x
+      for _ in tf.range(3):
+        y = y + x
+    return t.gradient(y, x)
+  assert g(tf.constant(2.0)).numpy() == 7.0 and g(tf.constant(0.0)).numpy() == 2.0
+
+  v = tf.Variable(3.0)
+
+  @tf.function
+  def h(flag):
+    with tf.GradientTape() as t:
+      y = v * 1.0
+      if flag:
+        y = y * v
+      i = 0
+      while i < 2:
+        y = y + v
+        i += 1
+    return t.gradient(y, v)
+  assert h(True).numpy() == 8.0 and h(False).numpy() == 3.0
+
+  @tf.function
+  def m(xs):
+    with tf.GradientTape() as t:
+      t.watch(xs)
+      s = 0.0
+      for x in xs:
+        s += x * x
+    return t.gradient(s, xs)
+  assert m(tf.constant([1.0, 2.0, 3.0])).numpy().tolist() == [2.0, 4.0, 6.0]
+
+
+def test_python_return_values_become_tensors_as_tf():
+  @tf.function
+  def r():
+    return 1, 2.5, True, "x", None, [1, 2], {"a": 3}, np.float32(2)
+  out = r()
+  assert [o.dtype.name for o in out[:4]] == ["int32", "float32", "bool", "string"]
+  assert out[4] is None and [t.numpy() for t in out[5]] == [1, 2]
+  assert out[6]["a"].dtype == tf.int32 and out[7].dtype == tf.float32
+  one = tf.function(lambda: 1)()
+  assert one.dtype == tf.int32 and type(one.numpy()) is np.int32
