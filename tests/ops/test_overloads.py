@@ -144,3 +144,11 @@ def test_python_int_conversion_wraps():
   with pytest.raises(TypeError):
     tf.constant(True, tf.uint8)   # as TF: True converts to int32, not to uint8
   assert tf.constant(True, tf.int32).numpy() == 1
+
+
+def test_float_floormod_zero_takes_the_sign_of_x():
+  x = tf.constant([3.0, -3.0, 3.0, -3.0, 2.5, -2.5])
+  y = tf.constant([-1.0, 1.0, 1.0, -1.0, -1.0, 1.0])
+  r = (x % y).numpy()
+  assert r.tolist() == [0.0, -0.0, 0.0, -0.0, -0.5, 0.5]
+  assert np.signbit(r).tolist() == [False, True, False, True, True, False]  # as TF 2.21
