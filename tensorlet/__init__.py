@@ -20,6 +20,7 @@ from tensorlet.tensor import is_tensor  # noqa: F401
 from tensorlet.tensor_spec import TensorSpec
 from tensorlet.context import device, executing_eagerly, name_scope
 from tensorlet.context import init_scope  # noqa: F401
+from tensorlet.context import control_dependencies, inside_function  # noqa: F401
 from tensorlet.ops import overloads as _overloads  # noqa: F401 - binds Tensor operators
 from tensorlet.ops.math_ops import (  # noqa: F401
     abs, acos, add, add_n, argmax, argmin, asin, atan, cast, ceil, cos, cosh, cumsum, divide,
@@ -102,6 +103,9 @@ _LAZY_ATTRS = {
     "foldr": ("tensorlet.graph.functional", "foldr"),
     "vectorized_map": ("tensorlet.graph.functional", "vectorized_map"),
     "type_spec_from_value": ("tensorlet.composite_tensor", "type_spec_from_value"),
+    "no_op": ("tensorlet.ops.group_ops", "no_op"),
+    "group": ("tensorlet.ops.group_ops", "group"),
+    "tuple": ("tensorlet.ops.group_ops", "tuple"),
 }
 
 

@@ -7,7 +7,8 @@ scope bookkeeping.
 """
 import threading
 
-__all__ = ["ctx", "executing_eagerly", "device", "name_scope", "init_scope"]
+__all__ = ["ctx", "executing_eagerly", "inside_function", "device", "name_scope", "init_scope",
+           "control_dependencies"]
 
 
 class _Context(threading.local):
@@ -20,6 +21,7 @@ class _Context(threading.local):
     self.run_functions_eagerly = False
     self.variable_watchers = ()  # custom_gradient's collectors of accessed variables
     self.variable_creator = None  # tf.function's first-trace-only rule hooks in here
+    self.lifted = 0              # init_scopes entered from inside a trace
 
 
 ctx = _Context()
@@ -30,20 +32,57 @@ def executing_eagerly():
   return ctx.graph is None
 
 
+def inside_function():
+  """True while a tf.function is traced, also inside its tf.init_scope (as TF)."""
+  return ctx.graph is not None or ctx.lifted > 0
+
+
 class init_scope:
   """tf.init_scope(): runs its body eagerly, lifted out of the graph being traced.
 
   Ops run now (their results are eager tensors the trace captures as constants),
-  variables are created once, and no gradient tape records (as TF's scope).
+  variables are created once, no gradient tape records and no control dependency
+  of the trace applies (as TF's scope). The device scope stays, as TF 2.21's.
   """
 
   def __enter__(self):
-    self._saved = (ctx.graph, ctx.tapes)
+    self._saved = (ctx.graph, ctx.tapes, ctx.lifted)
+    if ctx.graph is not None:
+      ctx.lifted += 1
     ctx.graph, ctx.tapes = None, ()
     return None
 
   def __exit__(self, *exc):
-    ctx.graph, ctx.tapes = self._saved
+    ctx.graph, ctx.tapes, ctx.lifted = self._saved
+    return False
+
+
+class control_dependencies:
+  """tf.control_dependencies(control_inputs): ops built inside run after these.
+
+  In a graph, each op created in the block takes the ops of `control_inputs`
+  (tensors or operations of that graph) as control inputs, so they run, and run
+  first, even when nothing uses their outputs; `None` clears the enclosing
+  blocks' dependencies. Executing eagerly everything already ran: the block does
+  nothing, except that callables among `control_inputs` are called (as TF).
+  """
+
+  def __init__(self, control_inputs):
+    self._inputs = control_inputs
+
+  def __enter__(self):
+    g = self._graph = ctx.graph
+    if g is None:
+      for c in self._inputs or ():
+        if callable(c):
+          c()
+      return None
+    self._saved = g.control_dependencies_push(self._inputs)
+    return None
+
+  def __exit__(self, *exc):
+    if self._graph is not None:
+      self._graph.control_dependencies_pop(self._saved)
     return False
 
 

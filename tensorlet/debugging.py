@@ -6,6 +6,20 @@ from tensorlet.ops.logging_ops import (  # noqa: F401
     assert_type, check_numerics, is_numeric_tensor)
 
 
+def enable_check_numerics(stack_height_limit=30, path_length_limit=50):
+  """Makes every op whose floating-point output holds NaN or Inf raise
+  InvalidArgumentError naming the op, its inputs and the user's line, eagerly and
+  in tf.functions traced from now on (their checks stay after disabling, as TF's)."""
+  from tensorlet.ops import numerics
+  numerics.enable()
+
+
+def disable_check_numerics():
+  """Stops the checks of enable_check_numerics for eager ops and new traces."""
+  from tensorlet.ops import numerics
+  numerics.disable()
+
+
 def set_log_device_placement(enabled):
   """Accepted for compatibility; every op runs on the CPU."""
 

@@ -87,3 +87,18 @@ def invalid_argument(op_name, message):
 
 from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
 __getattr__ = _getattr_for("tf.errors", __name__)
+
+
+def out_of_scope_error(t):
+  """TF's TypeError for a graph tensor used outside its graph (a tensor leaked out of
+  a finished tf.function trace, or one of another function's graph)."""
+  where = ""
+  src = getattr(t.op, "source", None)
+  if src:
+    where = f"\n\n{t!r} was defined here:\n  File \"{src[0]}\", line {src[1]}, in {src[2]}"
+  return TypeError(
+      f"{t!r} is out of scope and cannot be used here. Use return values, explicit Python "
+      f"locals or TensorFlow collections to access it. Please see "
+      f"https://www.tensorflow.org/guide/function#all_outputs_of_a_tffunction_must_be_return_values"
+      f" for more information.{where}\n\nThe tensor {t!r} cannot be accessed from here, "
+      f"because it was defined in FuncGraph(name={t.op.graph.name}), which is out of scope.")

@@ -127,8 +127,8 @@ class EagerTensor(Tensor):
   def numpy(self):
     # NOTE: no copy, like TF: the array is shared and must be treated as read-only.
     v = self._value
-    if self._dtype is _string and v.ndim == 0:
-      return v[()]  # a string scalar is `bytes`, as in TF
+    if v.ndim == 0:
+      return v[()]  # a NumPy scalar (a string scalar is `bytes`), as in TF
     return v
 
   def _numpy_text(self, is_repr=False):
@@ -236,9 +236,17 @@ def _infer_np(value):
     return arr
   if k == "c":
     return arr.astype(np.complex128)
+  if k == "O":
+    _check_big_ints(arr)
   if k in "SUO":
     return _to_bytes_array(arr)
   return arr
+
+
+def _check_big_ints(arr):
+  """TF's ValueError for Python ints past 64 bits (NumPy made an object array)."""
+  if any(type(x) is int for x in arr.reshape(-1)):
+    raise ValueError("Can't convert Python sequence with out-of-range integer to Tensor.")
 
 
 def _to_bytes_array(arr):
@@ -303,15 +311,16 @@ def _cast_checked(arr, dtype, value, exact):
   """Python values must fit `dtype` exactly (1.5 is no int32); arrays are cast."""
   k = arr.dtype.kind
   tk = dtype._np.kind
+  if k == "O" and tk != "O":
+    _check_big_ints(arr)
   if k in "SUO" or (k == "O" and tk != "O"):
     raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
   if exact:
-    if (k == "f" and tk in "iub") or (k == "c" and tk != "c") or (k in "iu" and tk == "b"):
+    if (k == "f" and tk in "iub") or (k == "c" and tk != "c") or (k in "iu" and tk == "b") or \
+        (k == "b" and tk == "u"):  # NOTE: TF 2.21: True converts to int32 but not to uint8
       raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
-    if k in "iu" and tk in "iu" and arr.size:
-      info = np.iinfo(dtype._np)
-      if arr.min() < info.min or arr.max() > info.max:
-        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+    # NOTE: Python ints out of an integer dtype's range wrap around, as TF's
+    # conversion does (tf.constant(-1, tf.uint8) is 255, 2**32 + 1 as int32 is 1).
   if arr.dtype == dtype._np:
     return arr
   with np.errstate(all="ignore"):

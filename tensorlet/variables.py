@@ -241,6 +241,27 @@ class Variable:
     from tensorlet.ops.array_ops import tensor_scatter_nd_sub
     return self.assign(tensor_scatter_nd_sub(self._as_tensor(), indices, updates))
 
+  def scatter_nd_max(self, indices, updates, name=None):
+    from tensorlet.ops.array_ops import tensor_scatter_nd_max
+    return self.assign(tensor_scatter_nd_max(self._as_tensor(), indices, updates))
+
+  def scatter_nd_min(self, indices, updates, name=None):
+    from tensorlet.ops.array_ops import tensor_scatter_nd_min
+    return self.assign(tensor_scatter_nd_min(self._as_tensor(), indices, updates))
+
+  def sparse_read(self, indices, name=None):
+    """The rows `indices` of the variable (tf.gather of its value)."""
+    from tensorlet.ops.array_ops import gather
+    return gather(self._as_tensor(), indices, name=name)
+
+  def gather_nd(self, indices, name=None):
+    from tensorlet.ops.array_ops import gather_nd
+    return gather_nd(self._as_tensor(), indices, name=name)
+
+  def is_initialized(self, name=None):
+    """Always True: TF 2 variables are initialized when created."""
+    return convert_to_tensor(True)
+
   # ---------------------------------------------------------- properties
   @property
   def name(self):
@@ -311,7 +332,10 @@ class Variable:
     return self.__repr__()
 
   def __format__(self, spec):
-    return self._as_tensor().__format__(spec)
+    # NOTE: as TF's variables (object.__format__): the repr, and no format specs.
+    if spec:
+      raise TypeError(f"unsupported format string passed to {type(self).__name__}.__format__")
+    return str(self)
 
   def __bool__(self):
     return bool(self._value)

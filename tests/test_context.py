@@ -141,3 +141,91 @@ def test_iterating_a_symbolic_tensor_raises_operator_not_allowed():
       s += i
     return s
   assert loop(tf.constant([1., 2.])).numpy() == 3.0
+
+
+# --------------------------- control dependencies, init_scope, inside_function
+
+def test_control_dependencies_in_a_graph():
+  v = tf.Variable(1.0)
+
+  @tf.function
+  def f(x):
+    a = v.assign(5.0)
+    with tf.control_dependencies([a, tf.debugging.check_numerics(x, "bad x")]):
+      y = tf.identity(x)
+      with tf.control_dependencies(None):   # clears the enclosing block's inputs
+        z = tf.identity(x)
+    return y, z, v.read_value()
+  y, z, r = f(tf.constant(2.0))
+  assert y.numpy() == 2.0 and r.numpy() == 5.0
+  ops = {op.name: op for op in f.get_concrete_function(tf.constant(2.0)).graph.get_operations()}
+  y_op = next(op for op in ops.values() if op.type == "Identity" and op.control_inputs)
+  assert "CheckNumerics" in {c.type for c in y_op.control_inputs}
+  assert not any(op.type == "Identity" and op.name.endswith("_1") and op.control_inputs
+                 for op in ops.values())
+  with pytest.raises(tf.errors.InvalidArgumentError, match="bad x"):
+    f(tf.constant(np.nan))
+
+
+def test_control_dependencies_eagerly_do_nothing_but_call_callables():
+  called = []
+  with tf.control_dependencies([tf.constant(1.0), lambda: called.append(1)]) as c:
+    assert c is None
+  assert called == [1]
+
+
+def test_control_dependencies_on_pure_ops_do_not_force_them():
+  # TF 2.21 (its dependency optimizer): a control edge from a pure op is dropped,
+  # so an out-of-range gather used only as a control input does not fail.
+  @tf.function
+  def f(x):
+    with tf.control_dependencies([tf.gather(x, [5])]):
+      return x + 1
+  assert f(tf.constant([1.0, 2.0])).numpy().tolist() == [2.0, 3.0]
+
+
+def test_group_no_op_and_tuple():
+  assert tf.group(tf.constant(1.0)) is None and tf.no_op() is None
+  assert [t.numpy() for t in tf.tuple([tf.constant(1.0)])] == [1.0]
+  v = tf.Variable(0.0)
+
+  @tf.function
+  def f():
+    g = tf.group(v.assign_add(1.0), v.assign_add(2.0))
+    assert g.type == "NoOp" and g.control_inputs
+    with tf.control_dependencies([g]):
+      out = v.read_value()
+    y, = tf.tuple([out * 2])
+    return y
+  assert f().numpy() == 6.0 and v.numpy() == 3.0
+
+
+def test_init_scope_lifts_out_of_control_dependencies_and_keeps_the_device():
+  @tf.function
+  def f(x):
+    with tf.control_dependencies([tf.debugging.check_numerics(x, "bad")]):
+      with tf.init_scope():
+        c = tf.constant(3.0)
+        eager, inside = tf.executing_eagerly(), tf.inside_function()
+    return c + x, eager, inside
+  y, eager, inside = f(tf.constant(1.0))
+  assert y.numpy() == 4.0 and eager and inside
+  with tf.device("/CPU:0"):
+    with tf.init_scope():  # as TF 2.21: the device scope stays in force
+      assert tf.constant(1.0).device.endswith("CPU:0")
+
+
+def test_executing_eagerly_and_inside_function():
+  assert tf.executing_eagerly() and not tf.inside_function()
+  seen = []
+
+  @tf.function
+  def f(x):
+    seen.append((tf.executing_eagerly(), tf.inside_function(), x.shape.as_list(),
+                 type(x).__name__ != "EagerTensor"))
+    return x
+  f(tf.zeros([2, 3]))
+  f(tf.Variable(tf.zeros([4])))
+  f(np.zeros([5, 1], np.float32))
+  assert seen == [(False, True, [2, 3], True), (False, True, [4], True),
+                  (False, True, [5, 1], True)]

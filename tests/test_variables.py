@@ -296,7 +296,10 @@ def test_python_conversions():
   assert float(tf.Variable(2.5)) == 2.5
   assert int(tf.Variable(3)) == 3
   assert bool(tf.Variable(True))
-  assert "{:.2f}".format(tf.Variable(2.5)) == "2.50"
+  # TF 2.21: a variable formats as its repr and takes no format spec.
+  assert f"{tf.Variable(2.5)}" == repr(tf.Variable(2.5))
+  with pytest.raises(TypeError):
+    "{:.2f}".format(tf.Variable(2.5))
   v = tf.Variable([1, 2, 3])
   assert len(v) == 3
   assert [int(x) for x in v] == [1, 2, 3]
@@ -359,3 +362,24 @@ def test_variable_in_tf_function_assign_and_read():
   assert step(tf.constant(2.0)).numpy() == 6.0
   assert step(tf.constant(1.0)).numpy() == 8.0
   assert v.numpy() == 4.0
+
+
+def test_sparse_read_gather_nd_and_nd_min_max_updates():
+  # Values from TF 2.21.
+  v = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+  assert v.is_initialized().numpy()
+  assert v.sparse_read([0]).numpy().tolist() == [[1.0, 2.0]]
+  v.scatter_nd_max([[0, 0]], [100.0])
+  assert v.scatter_nd_min([[0, 1]], [-1.0]).numpy().tolist() == [[100.0, -1.0], [3.0, 4.0],
+                                                                  [5.0, 6.0]]
+  assert v.gather_nd([[0, 1], [2, 0]]).numpy().tolist() == [-1.0, 5.0]
+
+  @tf.function
+  def f():
+    return v.sparse_read([1]), v.gather_nd([[1, 1]])
+  a, b = f()
+  assert a.numpy().tolist() == [[3.0, 4.0]] and b.numpy().tolist() == [4.0]
+  with tf.GradientTape() as t:
+    y = tf.reduce_sum(v.sparse_read([1, 1]))
+  g = tf.convert_to_tensor(t.gradient(y, v))
+  assert g.numpy().tolist() == [[0.0, 0.0], [2.0, 2.0], [0.0, 0.0]]

@@ -12,6 +12,8 @@ import sys
 import numpy as np
 
 from tensorlet import dtypes as _dt
+from tensorlet.errors import out_of_scope_error
+from tensorlet.ops import registry as _registry
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor
 
@@ -58,10 +60,14 @@ class SymbolicTensor(Tensor):
   def set_shape(self, shape):
     self._shape = self._shape.merge_with(shape)
 
+  @property
   def numpy(self):
-    raise NotImplementedError(
-        f"Cannot call .numpy() on the symbolic tensor {self.name} of a tf.function graph: it "
-        f"has no value while the function is traced. Return it from the function instead.")
+    # NOTE: an AttributeError as TF's (its symbolic tensors have no `numpy`), so
+    # `hasattr(t, "numpy")` tells eager tensors apart as it does in TF.
+    raise AttributeError(
+        f"'SymbolicTensor' object has no attribute 'numpy': {self.name} is a symbolic tensor "
+        f"of a tf.function graph and has no value while the function is traced. Return it "
+        f"from the function to get its value.")
 
   def __bool__(self):
     # NOTE: seed 003's wording (the message users search for); TF's error type.
@@ -186,6 +192,7 @@ class Graph:
     self._reads_since = []
     self.seed = None
     self.outer_graph = None
+    self._control_deps = ()   # ops every new op depends on (tf.control_dependencies)
 
   # ---------------------------------------------------------------- names
   def unique_name(self, base):
@@ -213,8 +220,15 @@ class Graph:
     specs = self._infer(od, inputs, attrs)
     op.outputs = tuple(SymbolicTensor(op, i, s, d) for i, (s, d) in enumerate(specs))
     self._order(op)
+    if self._control_deps:
+      op.control_inputs.extend(c for c in self._control_deps if c not in op.control_inputs)
     self._ops.append(op)
     _propagate_constant(op)
+    if _registry.NUMERICS_CHECK is not None:
+      from tensorlet.ops.numerics import graph_check  # loaded once checks are enabled
+      checked = graph_check(self, op)
+      if checked is not None:
+        return checked[0] if len(checked) == 1 and od.num_outputs == 1 else checked
     if len(op.outputs) == 1 and od.num_outputs == 1:
       return op.outputs[0]
     return op.outputs
@@ -232,6 +246,42 @@ class Graph:
       if self._last_stateful is not None:
         op.control_inputs.append(self._last_stateful)
       self._reads_since.append(op)
+
+  def control_dependencies_push(self, control_inputs):
+    """Enters a tf.control_dependencies block; returns what control_dependencies_pop
+    restores."""
+    saved = self._control_deps
+    if control_inputs is None:
+      self._control_deps = ()
+      return saved
+    ops = list(saved)
+    for c in control_inputs:
+      o = c if isinstance(c, Operation) else getattr(c, "op", None)
+      if o is None and hasattr(c, "_handle") and hasattr(c, "_as_tensor"):
+        # NOTE: a variable (what `v.assign(...)` returns): wait for the latest
+        # stateful op, which automatic control dependencies order after its writes.
+        o = self._last_stateful
+        if o is None:
+          continue
+      if o is None:
+        if isinstance(c, EagerTensor):
+          continue  # NOTE: already computed; nothing to wait for
+        if callable(c):
+          c = c()
+          o = c if isinstance(c, Operation) else getattr(c, "op", None)
+        if o is None:
+          raise TypeError(f"Control input must be an Operation, a Tensor, or IndexedSlices: "
+                          f"{c!r}")
+      # NOTE: as TF 2.21 at run time (Grappler's dependency optimizer): a control
+      # edge from a pure op is dropped -- only stateful ops (assign, print,
+      # asserts, py_function) and tf.group's NoOps make the block wait.
+      if o.graph is self and o not in ops and (o.opdef.stateful or o.opdef.name == "NoOp"):
+        ops.append(o)
+    self._control_deps = tuple(ops)
+    return saved
+
+  def control_dependencies_pop(self, saved):
+    self._control_deps = saved
 
   def _infer(self, od, inputs, attrs):
     from tensorlet.ops.registry import check_dtypes_graph
@@ -473,6 +523,7 @@ class FuncGraph(Graph):
     self.outer_graph = outer_graph
     self.control_outputs = []
     self.feeds = {}             # id(placeholder) -> the call's eager value, while tracing
+    self.arg_handles = {}       # id(handle of a variable argument) -> its resource input
 
   def placeholder(self, spec, name):
     from tensorlet.ops.registry import REGISTRY
@@ -490,8 +541,11 @@ class FuncGraph(Graph):
     hit = self.captures.get(key)
     if hit is not None:
       return hit[1]
+    ph = self.arg_handles.get(key)
+    if ph is not None:
+      return ph
     if isinstance(t, SymbolicTensor) and self.outer_graph is None:
-      raise ValueError(f"Tensor {t!r} belongs to another graph and cannot be used here.")
+      raise out_of_scope_error(t)
     from tensorlet.tensor_spec import TensorSpec
     shape = t.shape if t.dtype is not _dt.resource else TensorShape([])
     ph = self.placeholder(TensorSpec(shape, t.dtype), "Placeholder" if
@@ -503,6 +557,16 @@ class FuncGraph(Graph):
       if all(v is not w for w in self.variables):
         self.variables.append(v)
     self.captures[key] = (t, ph)
+    return ph
+
+  def variable_argument(self, var, name):
+    """The resource input standing for variable argument `var`: its reads and writes
+    in this trace use the variable passed to each call (the first input of an
+    aliased variable serves all its uses)."""
+    from tensorlet.tensor_spec import TensorSpec
+    ph = self.placeholder(TensorSpec(TensorShape([]), _dt.resource), name)
+    ph._variable = var
+    self.arg_handles.setdefault(id(var._handle), ph)
     return ph
 
   def read_variable(self, var):

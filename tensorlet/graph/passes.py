@@ -95,11 +95,12 @@ def prune(g):
   for op in reversed(g.get_operations()):
     od = op.opdef
     outs = op.outputs
-    if od.stateful or od.role == "placeholder" or (
+    if od.stateful or od.role == "placeholder" or id(op) in needed or (
         id(outs[0]) in needed if len(outs) == 1 else any(id(o) in needed for o in outs)):
       for t in op.inputs:
         add(id(t))
       for c in op.control_inputs:
+        add(id(c))  # NOTE: an op without outputs (tf.group's NoOp) is kept by identity
         for o in c.outputs:
           add(id(o))
     else:

@@ -120,7 +120,12 @@ def FloorDiv(x, y):
 def FloorMod(x, y):
   if x.dtype.kind in "iu":
     _int_div_check(y, "FloorMod")
-  return np.mod(x, y)
+  r = np.mod(x, y)
+  if r.dtype.kind == "f":
+    zero = r == 0
+    if zero.any():  # NOTE: TF's zero takes x's sign (fmod); NumPy's takes y's
+      r = np.where(zero, np.copysign(r, x), r)
+  return r
 
 
 @FloorMod.def_grad

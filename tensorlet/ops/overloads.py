@@ -3,6 +3,14 @@
 Binary operators convert a Python scalar operand straight to the tensor's
 dtype (TF's rule: `x * 2` keeps x's dtype; `int_tensor * 1.5` is an error) and
 call `execute` directly: this is the hot path of small eager programs.
+
+TF 2.21's mixing rules, which `int_tensor op value` follows here: the value is
+converted to the tensor's dtype (a Python float never becomes an int: TypeError;
+Python ints wrap around; NumPy values are cast). Only `+` and `/` convert with a dtype *hint* (TF's `_add_dispatch` and
+`truediv`): a value that does not fit keeps its own dtype, and then `+` fails in
+AddV2's dtype check (InvalidArgumentError eagerly, TypeError in graphs) while
+`/` raises TypeError ("`x` and `y` must have the same dtype"). A reflected
+operator (`1.5 + t`) converts strictly. `None` is a ValueError, as TF's.
 """
 import numpy as np
 
@@ -20,7 +28,7 @@ _INTISH = frozenset(d._enum for d in _dt.INTS) | _FLOATISH
 
 def _scalar(v, dtype):
   """A (cached) eager scalar of Python number `v` as `dtype`, or None if not allowed."""
-  key = (v, dtype._enum)
+  key = (v, type(v), dtype._enum)  # NOTE: 2 == 2.0 in a dict; a float must not hit an int
   t = _cache.get(key)
   if t is None:
     e = dtype._enum
@@ -37,8 +45,12 @@ def _scalar(v, dtype):
   return t
 
 
+_NONE = ("Attempt to convert a value (None) with an unsupported type (<class 'NoneType'>) "
+         "to a Tensor.")
+
+
 def _other(x, y, od):
-  """Converts operand `y` to pair with tensor `x`."""
+  """Converts operand `y` to pair with tensor `x` (strictly: to x's dtype)."""
   ty = type(y)
   if ty is EagerTensor or isinstance(y, Tensor):
     return y
@@ -49,7 +61,19 @@ def _other(x, y, od):
     t = _scalar(y, x._dtype)
     if t is not None:
       return t
+  if y is None:
+    raise ValueError(_NONE)
   return convert_inputs(od, (x, y))[1]
+
+
+def _hinted(x, y, od):
+  """`y` converted with x's dtype as a hint: a value that does not fit keeps its own."""
+  try:
+    return _other(x, y, od)
+  except TypeError:
+    if isinstance(y, CompositeTensor):
+      raise
+    return convert_to_tensor(y)
 
 
 def _self(x):
@@ -74,14 +98,27 @@ def _binary(od, name):
   return fwd, rev
 
 
+def _add(x, y):
+  x = _self(x)
+  try:
+    y = _hinted(x, y, math_ops.AddV2)
+  except TypeError:
+    if isinstance(y, CompositeTensor):  # its reflected operator handles it
+      return NotImplemented
+    raise
+  return execute(math_ops.AddV2, (x, y), _EMPTY, "add")
+
+
 def _truediv(x, y):
   x = _self(x)
   try:
-    y = _other(x, y, math_ops.RealDiv)
+    y = _hinted(x, y, math_ops.RealDiv)
   except TypeError:
     if isinstance(y, CompositeTensor):
       return NotImplemented
     raise
+  if y.dtype is not x.dtype:
+    raise TypeError(f"`x` and `y` must have the same dtype, got {x.dtype!r} != {y.dtype!r}.")
   if x.dtype.is_integer:
     return math_ops.truediv(x, y)
   return execute(math_ops.RealDiv, (x, y), _EMPTY, "truediv")
@@ -192,6 +229,7 @@ def install(cls):
          "ge": math_ops.GreaterEqual}
   for name, od in cmp.items():
     setattr(cls, f"__{name}__", _binary(od, od.name)[0])
+  cls.__add__ = _add
   cls.__truediv__ = _truediv
   cls.__rtruediv__ = _rtruediv
   cls.__pow__ = _pow

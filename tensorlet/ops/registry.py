@@ -22,7 +22,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
-from tensorlet.errors import InvalidArgumentError, OpError, out_of_memory
+from tensorlet.errors import InvalidArgumentError, OpError, out_of_memory, out_of_scope_error
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 
@@ -208,9 +208,9 @@ def convert_inputs(od, args):
   return out
 
 
-# NOTE: TF casts a NumPy value to the dtype its op needs when the kinds are
-# compatible (ints to any number, floats to floats/complex): `x32 * np.float64(2)`.
-_NP_COMPAT = {"i": "iufc", "u": "iufc", "f": "fc", "c": "c", "b": "b"}
+# NOTE: TF 2.21 casts a NumPy value to the dtype its op needs (`int32_t *
+# np.float32(1.5)` is int32, truncated; `float32_t * np.float64(2.5)` float32).
+_NP_COMPAT = {"i": "biufc", "u": "biufc", "f": "biufc", "c": "c", "b": "b"}
 
 
 def _convert_with_hint(od, i, a, hint):
@@ -321,6 +321,10 @@ def _wrap(v):
   return t
 
 
+# tf.debugging.enable_check_numerics sets this to ops/numerics.py's eager check.
+NUMERICS_CHECK = None
+
+
 def execute(od, inputs, attrs=_EMPTY, name=None):
   """Runs (eager) or stages (graph) `od` on tensor `inputs`; records on tapes.
 
@@ -358,6 +362,8 @@ def execute(od, inputs, attrs=_EMPTY, name=None):
   except Exception as e:  # NumPy errors become TF errors naming the op
     _check_eager_inputs(od, inputs)
     raise kernel_error(od, inputs, attrs, e) from None
+  if NUMERICS_CHECK is not None:
+    NUMERICS_CHECK(od, inputs, res)
   if od.num_outputs == 1:
     out = _wrap(res)
     if c.tapes:
@@ -372,9 +378,7 @@ def execute(od, inputs, attrs=_EMPTY, name=None):
 def _check_eager_inputs(od, inputs):
   for i, t in enumerate(inputs):
     if not isinstance(t, EagerTensor):
-      raise TypeError(
-          f"{od.name}: input #{i} is a symbolic tensor from a tf.function graph; it cannot be "
-          f"used outside the function that built it. Return it from the function instead.")
+      raise out_of_scope_error(t)
 
 
 def kernel_error(od, inputs, attrs, e):

@@ -1,9 +1,12 @@
 """tf.py_function and tf.numpy_function: Python code as a stateful op, so it
 runs on every call of a tf.function (not only while tracing)."""
+import functools
+
 import numpy as np
 
 from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
+from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops.registry import execute, op
 from tensorlet.tensor_shape import TensorShape
@@ -62,6 +65,15 @@ def PyFunc(*values, func, Tout):
   return _run(func, values, Tout, False, "PyFunc")
 
 
+def _scalars_as_numpy_scalars(func):
+  """As TF's numpy_function in a graph: a 0-d input arrives as a NumPy scalar
+  (eagerly it is a 0-d array)."""
+  @functools.wraps(func)
+  def run(*arrays):
+    return func(*[a[()] if a.ndim == 0 else a for a in arrays])
+  return run
+
+
 def _call(od, func, inp, Tout, name):
   if not callable(func):
     raise TypeError(f"{od.name}: func must be callable, got {func!r}")
@@ -69,6 +81,8 @@ def _call(od, func, inp, Tout, name):
   touts = [] if Tout is None else ([Tout] if single else list(Tout))
   touts = [_dt.as_dtype(d) for d in touts]
   inputs = [convert_to_tensor(x) for x in nest.flatten(list(inp))]
+  if od is PyFunc and ctx.graph is not None:
+    func = _scalars_as_numpy_scalars(func)
   outs = execute(od, inputs, {"func": func, "Tout": tuple(touts)}, name)
   outs = list(outs) if isinstance(outs, tuple) else [outs]
   if single and Tout is not None:
@@ -76,8 +90,26 @@ def _call(od, func, inp, Tout, name):
   return outs
 
 
-def py_function(func, inp, Tout, name=None):
+def _decorated(od, func, inp, Tout, name):
+  """TF's decorator forms: `@tf.py_function(Tout=...)` (no func) and a function with
+  no `inp` become a callable that runs `func` on its positional arguments."""
+  if func is None:
+    return lambda f: _decorated(od, f, inp, Tout, name)
+  if inp is None:
+    if not callable(func):
+      raise TypeError(f"{od.name}: func must be callable, got {func!r}")
+
+    @functools.wraps(func)
+    def wrapper(*args):
+      return _call(od, func, args, Tout, name)
+    return wrapper
+  return _call(od, func, inp, Tout, name)
+
+
+def py_function(func=None, inp=None, Tout=None, name=None):
   """Runs `func` on eager tensors at run time (each call of a tf.function).
+
+  Also a decorator: `@tf.py_function(Tout=tf.float32)` makes `f(x, y)` run as one.
 
   Args:
     func: Python callable taking eager tensors.
@@ -86,9 +118,10 @@ def py_function(func, inp, Tout, name=None):
   Returns:
     A tensor (single dtype) or a list of tensors.
   """
-  return _call(EagerPyFunc, func, inp, Tout, name)
+  return _decorated(EagerPyFunc, func, inp, Tout, name)
 
 
-def numpy_function(func, inp, Tout, stateful=True, name=None):
-  """Runs `func` on NumPy arrays at run time; not differentiable."""
-  return _call(PyFunc, func, inp, Tout, name)
+def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
+  """Runs `func` on NumPy arrays at run time; not differentiable. Also a decorator,
+  as py_function."""
+  return _decorated(PyFunc, func, inp, Tout, name)

@@ -137,12 +137,51 @@ class ConcreteFunction:
   def __call__(self, *args, **kwargs):
     """Calls with the traced signature: tensors must match it; Python values must equal
     the traced ones."""
-    leaves = self._bind(args, kwargs)
+    try:
+      leaves = self._bind(args, kwargs)
+    except TypeError as e:
+      leaves = self._bind_flat(args, kwargs, e)
     return self._call_flat(leaves)
 
   def _bind(self, args, kwargs):
     ft = self.function_type
     return ft.cast(ft.bind(args, kwargs))
+
+  def _bind_flat(self, args, kwargs, error):
+    """TF's fallback to the flat signature: the tensor parameters alone (Python
+    values stay as traced), bound by position and name, `cf(a, b)` for `f(a, n, b)`."""
+    def fail(why):
+      return TypeError(f"{error}\nFallback to flat signature also failed due to: {why}")
+    params = [p for p in self.function_type.parameters
+              if not isinstance(p.type, trace_type.LiteralType)]
+    if any(not isinstance(p.type, (trace_type.TensorType, trace_type.VariableType))
+           for p in params):
+      raise error
+    for i, a in enumerate(list(args) + list(kwargs.values())):
+      if not isinstance(a, Tensor):
+        raise fail(f"provided list of inputs contains objects other than 'EagerTensor'. "
+                   f"Item {i} is type: {type(a).__name__}") from None
+    if len(args) > len(params):
+      raise fail(f"{self._name}() takes {len(params)} tensor arguments, got {len(args)}") \
+          from None
+    bound = dict(zip((p.name for p in params), args))
+    for k, v in kwargs.items():
+      if k in bound or all(p.name != k for p in params):
+        raise fail(f"unexpected or repeated keyword argument '{k}'") from None
+      bound[k] = v
+    missing = [p.name for p in params if p.name not in bound]
+    if missing:
+      raise fail(f"missing required arguments: {', '.join(missing)}") from None
+    out = []
+    for i, p in enumerate(params):
+      v = bound[p.name]
+      if isinstance(p.type, trace_type.VariableType) and isinstance(v, Tensor):
+        raise InvalidArgumentError(
+            None, None, f"cannot compute __inference_{self._name} as input #{i}(zero-based) "
+            f"was expected to be a resource tensor but is a {v.dtype.name} tensor "
+            f"[Op:__inference_{self._name}]")
+      p.type.cast(v, trace_type.CastContext(self._name, p.name, self.function_type), out)
+    return out
 
   def _call_flat(self, tensors):
     if ctx.tapes or ctx.graph is not None:
@@ -180,8 +219,8 @@ class ConcreteFunction:
     """One call node (in a graph) or one recorded call (under a tape)."""
     g = self.graph
     caps = [v for v, _ in g.captures.values()]
-    trace.note_captured_variables(caps)
     inputs = list(tensors) + caps
+    trace.note_captured_variables(inputs)  # variable arguments and captured variables
     f = g
     if ctx.tapes and _watched(inputs):
       f = function_grad.forward_graph(g)

@@ -9,6 +9,7 @@ returns the flat tensors a traced graph takes.
 import inspect
 
 from tensorlet.polymorphic_function import trace_type
+from tensorlet.tensor_spec import TensorSpec
 
 __all__ = ["Parameter", "FunctionType"]
 
@@ -129,11 +130,14 @@ class FunctionType:
 
   def type_of(self, values):
     """The trace types of bound values."""
+    trace_type._alias_ids = {}
     try:
       return tuple(trace_type.from_value(v) for v in values)
     except RecursionError:
       raise ValueError("tf.function: an argument contains itself (a self-referencing list or "
                        "dict) or is nested too deeply to be traced") from None
+    finally:
+      trace_type._alias_ids = None
 
   def to_tensors(self, values):
     """The flat tensors of values already known to fit the types (the cache chose them)."""
@@ -150,8 +154,43 @@ class FunctionType:
       p.type.cast(v, trace_type.CastContext(fname, p.name, self), out)
     return out
 
+  def structured_input_signature(self, values=None):
+    """TF's `(args, kwargs)` signature of a trace: positional parameters (and the
+    `*args` values) in `args`, keyword-only ones (and `**kwargs`) in `kwargs`;
+    each TensorSpec named by its argument path (`x`, `args_0`, `d_key`, `l_1`) unless
+    the TensorSpec passed for it has a name."""
+    args, kwargs = [], {}
+    values = values if values is not None else [None] * len(self.parameters)
+    for p, v in zip(self.parameters, values):
+      spec = p.type.input_spec()
+      if p.kind is _P.VAR_POSITIONAL:
+        args.extend(_named(s, f"{p.name}_{i}") for i, s in enumerate(spec))
+      elif p.kind is _P.VAR_KEYWORD:
+        kwargs.update((k, _named(s, str(k))) for k, s in spec.items())
+      else:
+        name = getattr(v, "name", None) if isinstance(v, TensorSpec) else None
+        spec = _named(spec, name or p.name)
+        if p.kind is _P.KEYWORD_ONLY:
+          kwargs[p.name] = spec
+        else:
+          args.append(spec)
+    return tuple(args), kwargs
+
   def __str__(self):
     ins = ", ".join(repr(p) for p in self.parameters)
     return f"({ins}) -> {self.output}"
 
   __repr__ = __str__
+
+
+def _named(spec, path):
+  """`spec` with every unnamed TensorSpec in it named by its path from `path`."""
+  if isinstance(spec, TensorSpec):
+    return spec if spec.name is not None else TensorSpec(spec.shape, spec.dtype, path)
+  if isinstance(spec, dict):
+    return type(spec)((k, _named(v, f"{path}_{k}")) for k, v in spec.items())
+  if isinstance(spec, tuple) and hasattr(spec, "_fields"):
+    return type(spec)(*[_named(v, f"{path}_{i}") for i, v in enumerate(spec)])
+  if isinstance(spec, (list, tuple)):
+    return type(spec)(_named(v, f"{path}_{i}") for i, v in enumerate(spec))
+  return spec

@@ -137,7 +137,7 @@ class Function:
     values = self._function_type.bind(args, kwargs)
     if self._input_signature is not None:
       return self._signature_concrete(values)[0]
-    types = tuple(trace_type.from_value(v) for v in values)
+    types = self._function_type.type_of(values)
     cf = self._cache.lookup(types)
     return cf if cf is not None else self._trace_new(types, values)
 
@@ -206,7 +206,7 @@ class Function:
     if actual is not None:
       fg.feeds = {id(ph): t for ph, t in zip(leaves, actual) if isinstance(t, EagerTensor)}
     params = [(p.name, p.kind.name, t) for p, t in zip(ftype.parameters, types)]
-    fg.structured_input_signature = (tuple(t.input_spec() for t in types), {})
+    fg.structured_input_signature = ftype.structured_input_signature(values)
     fg.inputs = list(leaves)
     func = self._python_function
     if self._autograph:

@@ -4,7 +4,7 @@
 below (TF's `trace_type` system):
   TensorType     tensors, NumPy arrays and TensorSpecs: dtype + shape (dims may be None)
   LiteralType    Python int/float/bool/str/bytes/complex/None, by type and value
-  VariableType   a variable, by identity (the trace captures it)
+  VariableType   a variable: dtype, shape, trainable, alias id (a resource input)
   SequenceType   list/tuple/namedtuple of trace types
   MappingType    dict-like of trace types, by sorted keys
   CustomType     a user `__tf_tracing_type__` result (tf.types.experimental.TraceType)
@@ -32,7 +32,7 @@ from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor_spec import TensorSpec
 
-__all__ = ["TraceType", "TensorType", "LiteralType", "VariableType", "SequenceType",
+__all__ = ["TraceType", "TensorType", "LiteralType", "VariableType", "VariableSpec", "SequenceType",
            "MappingType", "CustomType", "OpaqueType", "WeakrefType", "from_value",
            "PlaceholderContext", "CastContext"]
 
@@ -263,13 +263,104 @@ class WeakrefType(TraceType):
     return f"object(id={self.ref.id})"
 
 
-class VariableType(WeakrefType):
-  """A tf.Variable, by identity: the trace captures that variable."""
+class VariableSpec:
+  """The `structured_input_signature` entry of a variable argument (TF's VariableSpec)."""
 
-  __slots__ = ()
+  __slots__ = ("shape", "dtype", "trainable", "alias_id")
+
+  def __init__(self, shape, dtype, trainable=True, alias_id=None):
+    self.shape = TensorShape(shape)
+    self.dtype = _dt.as_dtype(dtype)
+    self.trainable = trainable
+    self.alias_id = alias_id
+
+  def __eq__(self, other):
+    return type(other) is VariableSpec and (self.shape, self.dtype, self.trainable,
+                                            self.alias_id) == (other.shape, other.dtype,
+                                                               other.trainable, other.alias_id)
+
+  def __hash__(self):
+    return hash((self.dtype, self.trainable, self.alias_id))
+
+  def __repr__(self):
+    return (f"VariableSpec(shape={self.shape}, dtype=tf.{self.dtype.name}, "
+            f"trainable={self.trainable}, alias_id={self.alias_id})")
+
+
+# id(variable) -> alias id while one call's trace types are built (type_of): the
+# same variable passed twice is one input of the trace, as TF's alias_id says.
+_alias_ids = None
+
+
+class VariableType(TraceType):
+  """A tf.Variable argument: dtype, shape, trainability and aliasing (TF's
+  VariableSpec). Variables that agree share a trace: the graph reads and writes
+  the variable passed to each call through a resource input."""
+
+  __slots__ = ("dtype", "shape", "trainable", "alias_id")
+
+  def __init__(self, dtype, shape, trainable, alias_id):
+    self.dtype, self.shape, self.trainable, self.alias_id = dtype, shape, trainable, alias_id
+
+  @classmethod
+  def of(cls, v):
+    s = v.shape
+    a = _alias_ids
+    alias = 0 if a is None else a.setdefault(id(v), len(a))
+    return cls(v.dtype, None if s.rank is None else tuple(s.as_list()), v.trainable, alias)
+
+  def _key(self):
+    return (self.dtype, self.shape, self.trainable, self.alias_id)
+
+  def __eq__(self, other):
+    return type(other) is VariableType and other._key() == self._key()
+
+  def __hash__(self):
+    return hash((self.dtype._enum, self.shape, self.trainable, self.alias_id))
+
+  def is_subtype_of(self, other):
+    if type(other) is not VariableType or (self.dtype, self.trainable, self.alias_id) != (
+        other.dtype, other.trainable, other.alias_id):
+      return False
+    return TensorType(self.dtype, self.shape).is_subtype_of(TensorType(other.dtype, other.shape))
+
+  def most_specific_common_supertype(self, others):
+    if any(type(o) is not VariableType or (o.dtype, o.trainable, o.alias_id) !=
+           (self.dtype, self.trainable, self.alias_id) for o in others):
+      return None
+    t = TensorType(self.dtype, self.shape).most_specific_common_supertype(
+        [TensorType(o.dtype, o.shape) for o in others])
+    return VariableType(self.dtype, t.shape, self.trainable, self.alias_id)
+
+  def placeholder_value(self, placeholder_context=None):
+    c = placeholder_context
+    v = c.value if c is not None else None
+    if v is None or not hasattr(v, "_handle"):
+      raise TypeError(f"Tracing with {self.describe()} needs a tf.Variable as the value; "
+                      f"call the function (or get_concrete_function) with a variable.")
+    c.leaves.append(c.graph.variable_argument(v, c.name))
+    return v
+
+  def to_tensors(self, value, out):
+    out.append(value._handle)
+
+  def cast(self, value, where, out):
+    if not (hasattr(value, "_handle") and hasattr(value, "_as_tensor")):
+      raise where.cannot_cast(value, self)
+    got = VariableType(value.dtype, None if value.shape.rank is None else
+                       tuple(value.shape.as_list()), value.trainable, self.alias_id)
+    if not got.is_subtype_of(self):
+      raise InvalidArgumentError(
+          None, None, f"cannot compute __inference_{where.fname}: the variable passed for "
+          f"'{where.path}' is {got.describe()}, the trace takes {self.describe()} "
+          f"[Op:__inference_{where.fname}]")
+    out.append(value._handle)
+
+  def input_spec(self):
+    return VariableSpec(self.shape, self.dtype, self.trainable, self.alias_id)
 
   def describe(self):
-    return f"Variable(id={self.ref.id})"
+    return repr(self.input_spec())
 
 
 class OpaqueType(LiteralType):
@@ -519,7 +610,7 @@ def from_value(x):
     s = x.shape
     return TensorType(x.dtype, None if s.rank is None else tuple(s.as_list()))
   if hasattr(x, "_handle") and hasattr(x, "_as_tensor"):
-    return VariableType(x)
+    return VariableType.of(x)
   if t is _np.ndarray and x.dtype.kind != "O":  # NOTE: TF converts NumPy arrays to tensors
     d = _dt.from_numpy(x.dtype)
     if d is not None:

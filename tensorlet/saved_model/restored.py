@@ -98,7 +98,8 @@ class SignatureFunction:
   @property
   def structured_input_signature(self):
     cf = self._tl_signature_of
-    return (), {n: s for (n, _, _), s in zip(cf._params, cf.structured_input_signature[0])}
+    args, kwargs = cf.structured_input_signature
+    return (), {**{n: s for (n, _, _), s in zip(cf._params, args)}, **kwargs}
 
   @property
   def structured_outputs(self):

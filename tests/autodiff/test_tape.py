@@ -682,3 +682,25 @@ def test_jacobian_agrees_with_finite_differences():
   from gradcheck import check_grads
   check_grads(lambda a, b: tf.tanh(a) * b + a * a, [np.array([0.3, -0.7]),
                                                    np.array([1.5, 2.0])], order=2)
+
+
+def test_python_control_flow_on_tensor_values_under_a_tape():
+  # Eagerly, `if`/`for`/`while` on tensor values are plain Python: the tape records
+  # the branch and iterations taken (TF 2.21 gives the same gradients).
+  x = tf.Variable(2.0)
+  with tf.GradientTape() as t:
+    if x > 1:
+      y = x * x
+    else:
+      y = x
+    for _ in tf.range(3):
+      y = y + x
+  assert t.gradient(y, x).numpy() == 7.0      # 2x + 3
+  with tf.GradientTape() as t:
+    y = x
+    while y < 10:
+      y = y * x
+  assert t.gradient(y, x).numpy() == 32.0     # d(x^4)/dx at 2
+  with tf.GradientTape() as t:
+    y = x if x < 0 else -3 * x
+  assert t.gradient(y, x).numpy() == -3.0

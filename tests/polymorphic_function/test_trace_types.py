@@ -64,11 +64,17 @@ def test_literal_types_compare_type_and_value():
   assert tt.from_value(2).most_specific_common_supertype([tt.from_value(2)]) == tt.LiteralType(2)
 
 
-def test_variable_type_is_identity():
+def test_variable_type_is_spec_as_tf():
+  # TF 2.21: a variable argument's trace type is its VariableSpec (shape, dtype,
+  # trainable, alias id), not its identity.
   v, w = tf.Variable(1.0), tf.Variable(1.0)
   assert isinstance(tt.from_value(v), tt.VariableType)
-  assert tt.from_value(v) == tt.from_value(v)
-  assert tt.from_value(v) != tt.from_value(w)
+  assert tt.from_value(v) == tt.from_value(w)
+  assert tt.from_value(v) != tt.from_value(tf.Variable(1.0, trainable=False))
+  assert tt.from_value(v) != tt.from_value(tf.Variable(1))
+  assert tt.from_value(v) != tt.from_value(tf.Variable([1.0]))
+  assert repr(tt.from_value(v)) == ("VariableSpec(shape=(), dtype=tf.float32, trainable=True, "
+                                    "alias_id=0)")
 
 
 def test_hashable_and_unhashable_objects():
