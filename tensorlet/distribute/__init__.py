@@ -1,0 +1,1 @@
+"""tf.distribute (being built; see collectives.py for the cross-worker interface)."""
