@@ -15,6 +15,9 @@ class _State(threading.local):
 
 state = _State()
 
+# The Collectives of the last multi-worker strategy made here: this process's worker.
+worker_group = None
+
 
 def current_extended():
   """The extended object of the strategy in scope (or of the running replica); None for

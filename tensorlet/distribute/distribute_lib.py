@@ -167,6 +167,9 @@ class StrategyExtended:
     self._devices = tuple(canonical_device(d) if d.startswith("/") or ":" in d else d
                           for d in devices)
     self._collectives = collectives if collectives is not None else LocalCollectives()
+    if self._collectives.size > 1:
+      from tensorlet.distribute import _state as _process
+      _process.worker_group = self._collectives
     self._distribute_variables = distribute_variables
     self._num_local = len(self._devices)
 
