@@ -144,3 +144,46 @@ def test_names_not_implemented_raise():
   with pytest.raises(NotImplementedInTensorlet):
     tf.distribute.experimental.ParameterServerStrategy  # noqa: B018
   assert isinstance(tf.distribute.InputContext(), tf.distribute.InputContext)
+
+
+def test_gather_and_all_gather(two_cpus):
+  s = tf.distribute.MirroredStrategy(two_cpus)
+  r = s.run(lambda: tf.fill([2, 1], _rid()))
+  np.testing.assert_array_equal(s.gather(r, axis=0), [[0.0], [0.0], [1.0], [1.0]])
+  g = s.run(lambda: tf.distribute.get_replica_context().all_gather(
+      tf.fill([1, 2], _rid()), axis=0))
+  for t in s.experimental_local_results(g):
+    np.testing.assert_array_equal(t, [[0.0, 0.0], [1.0, 1.0]])
+
+
+def test_experimental_set_strategy_and_kwargs(two_cpus):
+  s = tf.distribute.MirroredStrategy(two_cpus)
+  tf.distribute.experimental_set_strategy(s)
+  try:
+    assert tf.distribute.get_strategy() is s
+  finally:
+    tf.distribute.experimental_set_strategy(None)
+  assert not tf.distribute.has_strategy()
+  per = s.experimental_distribute_values_from_function(
+      lambda ctx: tf.constant(float(ctx.replica_id_in_sync_group)))
+  out = s.run(lambda a, b=None: a + b, args=(tf.constant(1.0),), kwargs={"b": per})
+  assert [t.numpy() for t in s.experimental_local_results(out)] == [1.0, 2.0]
+  assert tf.distribute.ReduceOp.from_variable_aggregation(
+      tf.VariableAggregation.MEAN) is tf.distribute.ReduceOp.MEAN
+
+
+def test_checkpoints_move_between_strategies(two_cpus, tmp_path):
+  s = tf.distribute.MirroredStrategy(two_cpus)
+  with s.scope():
+    v = tf.Variable([1.0, 2.0])
+    total = tf.Variable(0.0, synchronization=tf.VariableSynchronization.ON_READ,
+                        aggregation=tf.VariableAggregation.SUM)
+  s.run(lambda: total.assign_add(_rid() + 1.0))
+  path = tf.train.Checkpoint(v=v, total=total).write(str(tmp_path / "c"))
+  plain_v, plain_t = tf.Variable([0.0, 0.0]), tf.Variable(0.0)
+  tf.train.Checkpoint(v=plain_v, total=plain_t).read(path)
+  assert plain_v.numpy().tolist() == [1.0, 2.0] and plain_t.numpy() == 3.0  # the sum
+  plain_t.assign(8.0)
+  path2 = tf.train.Checkpoint(v=plain_v, total=plain_t).write(str(tmp_path / "d"))
+  tf.train.Checkpoint(v=v, total=total).read(path2)
+  assert total.numpy() == 8.0 and [c.numpy() for c in total.values] == [4.0, 4.0]

@@ -115,3 +115,27 @@ def test_fit_across_fake_workers_aggregates_metrics(two_cpus, fake_workers):
   for a, b in zip(got_w, want_w):
     np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
   np.testing.assert_allclose(got_h["loss"], want_h["loss"], rtol=1e-5)
+
+
+def test_short_last_batch_as_tf(two_cpus):
+  """9 examples in batches of 8: the last batch gives one replica nothing (loss 0 there,
+  not NaN); loss, metric and weights are TF 2.21's (tf_uneven_fit.py wrote them)."""
+  import json
+  import os
+  with open(os.path.join(os.path.dirname(__file__), "tf_uneven_fit.json")) as f:
+    want = json.load(f)
+  rng = np.random.default_rng(0)
+  x = rng.normal(size=(9, 3)).astype("float32")
+  y = rng.normal(size=(9, 1)).astype("float32")
+  s = tf.distribute.MirroredStrategy(two_cpus)
+  for name, loss in (("string", "mse"), ("object", tf.keras.losses.MeanSquaredError())):
+    with s.scope():
+      m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+      m.set_weights([np.array([[0.1], [0.2], [-0.3]], "float32"),
+                     np.array([0.05], "float32")])
+      m.compile(tf.keras.optimizers.SGD(0.1), loss, metrics=["mae"])
+    h = m.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+    for k, v in want[name]["history"].items():
+      np.testing.assert_allclose(h.history[k], v, rtol=1e-5, err_msg=f"{name} {k}")
+    for a, b in zip(m.get_weights(), want[name]["weights"]):
+      np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
