@@ -83,6 +83,8 @@ class ReplicaContext:
 
   @property
   def replica_id_in_sync_group(self):
+    if self._strategy is _default_strategy():
+      return self._replica_id  # as TF: a Python int outside any strategy
     from tensorlet import dtypes
     from tensorlet.tensor import constant
     return constant(self._replica_id, dtypes.int32)
@@ -368,7 +370,7 @@ class Strategy:
     base = ext._collectives.rank * ext._num_local
     vals = [value_fn(input_lib.ValueContext(base + i, ext._num_replicas_in_sync))
             for i in range(ext._num_local)]
-    return vals[0] if ext._num_local == 1 else _values.PerReplica(vals)
+    return _values.PerReplica(vals)
 
   def __repr__(self):
     return f"<{type(self).__module__}.{type(self).__name__} object, " \

@@ -16,7 +16,7 @@ def test_default_strategy_outside_any_scope():
   assert s.num_replicas_in_sync == 1
   assert not tf.distribute.has_strategy() and not tf.distribute.in_cross_replica_context()
   rc = tf.distribute.get_replica_context()
-  assert rc is not None and int(rc.replica_id_in_sync_group) == 0
+  assert rc is not None and rc.replica_id_in_sync_group == 0  # a Python int, as TF
   assert float(s.run(lambda x: x + 1.0, args=(tf.constant(1.0),))) == 2.0
   np.testing.assert_array_equal(s.reduce("SUM", tf.constant([1.0, 2.0]), axis=None), [1, 2])
   assert s.experimental_local_results(tf.constant(3.0))[0].numpy() == 3.0

@@ -139,3 +139,26 @@ def test_short_last_batch_as_tf(two_cpus):
       np.testing.assert_allclose(h.history[k], v, rtol=1e-5, err_msg=f"{name} {k}")
     for a, b in zip(m.get_weights(), want[name]["weights"]):
       np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_models_trained_under_a_strategy_save_and_load(two_cpus, tmp_path):
+  s = tf.distribute.MirroredStrategy(two_cpus)
+  with s.scope():
+    tf.keras.utils.set_random_seed(1)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(4, input_shape=(3,)),
+                                 tf.keras.layers.BatchNormalization(),
+                                 tf.keras.layers.Dense(1)])
+    model.compile("adam", "mse")
+  data = tf.data.Dataset.from_tensor_slices((X[:16], Y[:16])).batch(8)
+  hist = model.fit(data, epochs=1, verbose=0, validation_data=data)
+  assert set(hist.history) == {"loss", "val_loss"}
+  bn = model.layers[1]
+  mean = bn.moving_mean.numpy()  # the replicas' copies differ; this is their mean
+  np.testing.assert_allclose(mean, np.mean([c.numpy() for c in bn.moving_mean.values], 0))
+  outs = []
+  for name in ("m.keras", "saved"):
+    model.save(str(tmp_path / name))
+    loaded = tf.keras.models.load_model(str(tmp_path / name))
+    np.testing.assert_allclose(loaded.layers[1].moving_mean.numpy(), mean, rtol=1e-6)
+    outs.append(loaded.predict(X, verbose=0))
+  np.testing.assert_allclose(outs[0], outs[1], rtol=1e-5, atol=1e-6)
