@@ -187,3 +187,17 @@ def test_checkpoints_move_between_strategies(two_cpus, tmp_path):
   path2 = tf.train.Checkpoint(v=plain_v, total=plain_t).write(str(tmp_path / "d"))
   tf.train.Checkpoint(v=v, total=total).read(path2)
   assert total.numpy() == 8.0 and [c.numpy() for c in total.values] == [4.0, 4.0]
+
+
+def test_summaries_in_replicas_are_written_by_replica_0(two_cpus, tmp_path):
+  s = tf.distribute.MirroredStrategy(two_cpus)
+  writer = tf.summary.create_file_writer(str(tmp_path))
+  with writer.as_default(step=3):
+    wrote = s.run(lambda: tf.summary.scalar("x", _rid() + 1.0))
+  writer.close()
+  assert [bool(w) for w in s.experimental_local_results(wrote)] == [True, False]
+  from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+  acc = EventAccumulator(str(tmp_path), size_guidance={"tensors": 0})
+  acc.Reload()
+  (event,) = acc.Tensors("x")  # one value: replica 0's
+  assert event.step == 3 and list(event.tensor_proto.float_val) == [1.0]
