@@ -7,6 +7,8 @@ import importlib as _importlib
 
 from tensorlet import _unsupported
 from tensorlet.distribute.collectives import Collectives, LocalCollectives  # noqa: F401
+from tensorlet.distribute.cross_device_ops import (  # noqa: F401
+    CrossDeviceOps, HierarchicalCopyAllReduce, NcclAllReduce, ReductionToOneDevice)
 from tensorlet.distribute.distribute_lib import (  # noqa: F401
     ReplicaContext, Strategy, StrategyExtended, experimental_set_strategy, get_replica_context,
     get_strategy, has_strategy, in_cross_replica_context)

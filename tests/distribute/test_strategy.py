@@ -58,7 +58,7 @@ def test_run_reduce_and_local_results(two_cpus):
     return x * (_rid() + 1.0)
   r = s.run(fn, args=(tf.constant(2.0),))
   assert seen == [(0, False, True), (1, False, True)]
-  assert isinstance(r, tf.distribute.experimental.PerReplica)
+  assert isinstance(r, tf.distribute.DistributedValues) and type(r).__name__ == "PerReplica"
   assert [t.numpy() for t in s.experimental_local_results(r)] == [2.0, 4.0]
   assert float(s.reduce(tf.distribute.ReduceOp.SUM, r, axis=None)) == 6.0
   assert float(s.reduce("MEAN", r, axis=None)) == 3.0
@@ -201,3 +201,19 @@ def test_summaries_in_replicas_are_written_by_replica_0(two_cpus, tmp_path):
   acc.Reload()
   (event,) = acc.Tensors("x")  # one value: replica 0's
   assert event.step == 3 and list(event.tensor_proto.float_val) == [1.0]
+
+
+def test_cross_device_ops_and_communication_options(two_cpus):
+  for ops in (tf.distribute.ReductionToOneDevice(), tf.distribute.HierarchicalCopyAllReduce(),
+              tf.distribute.NcclAllReduce()):
+    s = tf.distribute.MirroredStrategy(two_cpus, cross_device_ops=ops)
+    r = s.run(lambda: _rid() + 1.0)
+    assert float(ops.reduce("SUM", r)) == 3.0 and float(ops.reduce("MEAN", r)) == 1.5
+    assert float(s.reduce("SUM", r, axis=None)) == 3.0
+  with pytest.raises(ValueError, match="CrossDeviceOps"):
+    tf.distribute.MirroredStrategy(two_cpus, cross_device_ops="nccl")
+  opts = tf.distribute.experimental.CommunicationOptions(timeout_seconds=5.0)
+  assert opts.timeout_seconds == 5.0 and opts.implementation is \
+      tf.distribute.experimental.CommunicationImplementation.AUTO
+  with pytest.raises(ValueError):
+    tf.distribute.experimental.CommunicationOptions(bytes_per_pack=-1)
