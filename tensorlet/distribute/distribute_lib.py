@@ -323,6 +323,9 @@ class Strategy:
     returns the results regrouped (PerReplica where the replicas' results differ)."""
     if not callable(fn):
       raise TypeError(f"strategy.run: fn must be callable, got {fn!r}")
+    if state.replica is not None and state.replica._strategy is self:
+      raise RuntimeError("Method requires being in cross-replica context, use "
+                         "get_replica_context().merge_call()")
     from tensorlet.distribute import mirrored_run
     return mirrored_run.call_for_each_replica(self, fn, tuple(args), dict(kwargs or {}))
 

@@ -6,10 +6,12 @@ batch of b elements is cut into num_replicas_in_sync pieces of ceil(b / n) eleme
 replica order (the last ones shorter or empty, as TF's rebatching), and each worker
 keeps the pieces of its own replicas: sharding by data.
 """
+import enum
+
 from tensorlet import _nest as nest
 from tensorlet.distribute.values import PerReplica
 
-__all__ = ["InputContext", "InputOptions", "ValueContext", "DistributedDataset",
+__all__ = ["InputContext", "InputOptions", "InputReplicationMode", "RunOptions", "ValueContext", "DistributedDataset",
            "DistributedDatasetsFromFunction", "DistributedIterator", "split_batch"]
 
 
@@ -58,6 +60,22 @@ class ValueContext:
   @property
   def num_replicas_in_sync(self):
     return self._num_replicas_in_sync
+
+
+class InputReplicationMode(enum.Enum):
+  """How input pipelines map to replicas (PER_WORKER: one per worker, split per replica)."""
+  PER_WORKER = "PER_WORKER"
+  PER_REPLICA = "PER_REPLICA"
+
+
+class RunOptions:
+  """tf.distribute.RunOptions (TPU-only settings in TF; accepted and kept)."""
+
+  def __init__(self, experimental_enable_dynamic_batch_size=True,
+               experimental_bucketizing_dynamic_shape=False, experimental_xla_options=None):
+    self.experimental_enable_dynamic_batch_size = experimental_enable_dynamic_batch_size
+    self.experimental_bucketizing_dynamic_shape = experimental_bucketizing_dynamic_shape
+    self.experimental_xla_options = experimental_xla_options
 
 
 class InputOptions:

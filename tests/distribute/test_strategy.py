@@ -108,6 +108,8 @@ def test_replica_errors_propagate_without_hanging(two_cpus):
     return 0
   with pytest.raises(RuntimeError, match="different number of times"):
     s.run(uneven)
+  with pytest.raises(RuntimeError, match="cross-replica context"):
+    s.run(lambda: s.run(lambda: 1.0))
   assert float(s.reduce("SUM", s.run(lambda: _rid()), axis=None)) == 1.0  # still usable
 
 

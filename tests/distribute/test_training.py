@@ -162,3 +162,20 @@ def test_models_trained_under_a_strategy_save_and_load(two_cpus, tmp_path):
     np.testing.assert_allclose(loaded.layers[1].moving_mean.numpy(), mean, rtol=1e-6)
     outs.append(loaded.predict(X, verbose=0))
   np.testing.assert_allclose(outs[0], outs[1], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("make_opt", [
+    lambda: tf.keras.optimizers.legacy.Adam(0.01),
+    lambda: tf.keras.mixed_precision.LossScaleOptimizer(tf.keras.optimizers.SGD(0.1))],
+    ids=["legacy_adam", "loss_scale"])
+def test_wrapped_and_legacy_optimizers_merge_replicas(two_cpus, make_opt):
+  results = []
+  for s in (tf.distribute.get_strategy(), tf.distribute.MirroredStrategy(two_cpus)):
+    with s.scope():
+      model = _model()
+      model.compile(make_opt(), "mse")
+    hist = model.fit(X[:16], Y[:16], batch_size=8, epochs=2, verbose=0)
+    results.append((hist.history["loss"], [w.numpy() for w in model.weights]))
+  np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-5)
+  for a, b in zip(results[1][1], results[0][1]):
+    np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
