@@ -148,6 +148,8 @@ class DistributedIterator:
 class DistributedDataset:
   """A dataset whose elements are split across the replicas in sync."""
 
+  _tl_distributed_dataset = True
+
   def __init__(self, dataset, extended, options=None):
     if not hasattr(dataset, "__iter__"):
       raise TypeError(f"experimental_distribute_dataset expects a tf.data.Dataset, got "
@@ -162,6 +164,10 @@ class DistributedDataset:
   @property
   def element_spec(self):
     return getattr(self._dataset, "element_spec", None)
+
+  def cardinality(self):
+    """The number of steps (the underlying dataset's number of global batches)."""
+    return self._dataset.cardinality()
 
 
 def _empty_like(t):

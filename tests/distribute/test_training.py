@@ -179,3 +179,16 @@ def test_wrapped_and_legacy_optimizers_merge_replicas(two_cpus, make_opt):
   np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-5)
   for a, b in zip(results[1][1], results[0][1]):
     np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_fit_on_a_distributed_dataset(two_cpus):
+  data = tf.data.Dataset.from_tensor_slices((X[:16], Y[:16])).batch(8)
+  _, want_w, want_h, _, _ = _fit(tf.distribute.get_strategy(), X[:16], Y[:16], 8, False)
+  s = tf.distribute.MirroredStrategy(two_cpus)
+  with s.scope():
+    model = _model()
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse", metrics=["mae"])
+  hist = model.fit(s.experimental_distribute_dataset(data), epochs=2, verbose=0)
+  np.testing.assert_allclose(hist.history["loss"], want_h["loss"], rtol=1e-5)
+  for a, b in zip([v.numpy() for v in model.weights], want_w):
+    np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
