@@ -110,7 +110,9 @@ class ReplicaContext:
     if pushed:
       state.scopes.append(self._strategy)
     try:
-      args, kwargs = _values.regroup([(args, kwargs)])
+      if self._extended._collectives.size > 1:
+        # One local replica of several workers: its values are per-replica values.
+        args, kwargs = _values.regroup([(args, kwargs)])
       result = merge_fn(self._strategy, *args, **kwargs)
     finally:
       if pushed:

@@ -30,7 +30,9 @@ def call_for_each_replica(strategy, fn, args, kwargs):
     if pushed:
       state.scopes.append(strategy)
     try:
-      return fn(*_values.select_replica(0, args), **_values.select_replica(0, kwargs))
+      out = fn(*_values.select_replica(0, args), **_values.select_replica(0, kwargs))
+      # One replica of several workers: results are per-replica (reduce sums workers).
+      return _values.regroup([out]) if ext._collectives.size > 1 else out
     finally:
       if pushed:
         state.scopes.pop()

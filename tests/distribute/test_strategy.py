@@ -219,3 +219,14 @@ def test_cross_device_ops_and_communication_options(two_cpus):
       tf.distribute.experimental.CommunicationImplementation.AUTO
   with pytest.raises(ValueError):
     tf.distribute.experimental.CommunicationOptions(bytes_per_pack=-1)
+
+
+def test_merge_call_with_one_replica_passes_values_through():
+  for s in (tf.distribute.get_strategy(), tf.distribute.OneDeviceStrategy("/cpu:0"),
+            tf.distribute.MirroredStrategy(["/cpu:0"])):
+    got = s.run(lambda: tf.distribute.get_replica_context().merge_call(
+        lambda strategy, v: (type(v).__name__, tf.distribute.in_cross_replica_context()),
+        args=(tf.constant(1.0),)))
+    assert got[0] != "PerReplica"
+    if s is not tf.distribute.get_strategy():
+      assert got[1] is True

@@ -192,3 +192,17 @@ def test_fit_on_a_distributed_dataset(two_cpus):
   np.testing.assert_allclose(hist.history["loss"], want_h["loss"], rtol=1e-5)
   for a, b in zip([v.numpy() for v in model.weights], want_w):
     np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_one_local_replica_of_several_workers(fake_workers):
+  coll = fake_workers(rank=0, size=2)
+  s = tf.distribute.MirroredStrategy(["/cpu:0"], collectives=coll)
+  assert s.num_replicas_in_sync == 2
+  got_w, _ = _custom_loop(s, X[:16], Y[:16], 8, graph=False, epochs=1)
+  grads = [(3, 4), (4,), (4, 1), (1,)]
+  assert [[a.shape for a in c[1]] for c in coll.calls if c[0] == "all_reduce"] == \
+      [grads, [()], grads, [()]]
+  halves = np.concatenate([X[0:4], X[8:12]]), np.concatenate([Y[0:4], Y[8:12]])
+  want_w, _ = _custom_loop(tf.distribute.get_strategy(), *halves, 4, graph=False, epochs=1)
+  for a, b in zip(got_w, want_w):
+    np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
