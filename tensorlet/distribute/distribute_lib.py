@@ -126,8 +126,15 @@ class ReplicaContext:
     flat = nest.flatten(value)
 
     def merge(strategy, *per_replica):
-      return _values.Mirrored([strategy.extended.batch_reduce_to(reduce_op, list(
-          per_replica))])
+      # As TF: a value that is the same object on every replica comes back as it is.
+      dist = [i for i, v in enumerate(per_replica)
+              if isinstance(v, _values.DistributedValues)]
+      out = [v if isinstance(v, _values.DistributedValues) else cross_device._tensor(v)
+             for v in per_replica]
+      reduced = strategy.extended.batch_reduce_to(reduce_op, [per_replica[i] for i in dist])
+      for i, r in zip(dist, reduced):
+        out[i] = r
+      return _values.Mirrored([out])
     if not self._needs_merge and self._coordinator is None and \
         self._extended._collectives.size == 1:
       reduced = [cross_device._tensor(v) for v in flat]

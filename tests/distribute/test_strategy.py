@@ -77,6 +77,9 @@ def test_all_reduce_and_merge_call(two_cpus):
   s = tf.distribute.MirroredStrategy(two_cpus)
   r = s.run(lambda: tf.distribute.get_replica_context().all_reduce("SUM", _rid() + 1.0))
   assert [t.numpy() for t in s.experimental_local_results(r)] == [3.0, 3.0]
+  same = tf.constant(1.0)  # one object on both replicas: returned as it is (TF 2.21)
+  r = s.run(lambda: tf.distribute.get_replica_context().all_reduce("SUM", same))
+  assert [t.numpy() for t in s.experimental_local_results(r)] == [1.0, 1.0]
   nested = s.run(lambda: tf.distribute.get_replica_context().all_reduce(
       "MEAN", {"a": _rid(), "b": [tf.ones([2]) * _rid()]}))
   assert s.experimental_local_results(nested)[1]["a"].numpy() == 0.5
