@@ -189,6 +189,11 @@ class StrategyExtended:
     return ReplicaContext(self._container_strategy_ref, 0)
 
   @property
+  def collectives(self):
+    """(tensorlet) The worker group: LocalCollectives, or a multi-worker strategy's."""
+    return self._collectives
+
+  @property
   def _num_replicas_in_sync(self):
     return self._num_local * self._collectives.size
 
