@@ -169,6 +169,13 @@ class DistributedDataset:
     """The number of steps (the underlying dataset's number of global batches)."""
     return self._dataset.cardinality()
 
+  def __tl_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names, opts):
+    # AutoGraph's `for x in dist_dataset` in a tf.function: the dataset's own graph loop,
+    # each global batch split before the body sees it.
+    ext = self._extended
+    self._dataset.__tl_for_stmt__(extra_test, lambda e: body(split_structure(e, ext)),
+                                  get_state, set_state, symbol_names, opts)
+
 
 def _empty_like(t):
   return t[:0]

@@ -93,3 +93,28 @@ def test_workers_take_their_replicas_pieces(two_cpus, fake_workers):
             ctxs[0].num_replicas_in_sync) == (2, rank, 4)
   assert got[0] == [[[0, 1], [2, 3]], [[8, 9], [10, 11]]]
   assert got[1] == [[[4, 5], [6, 7]], [[12, 13], [14, 15]]]
+
+
+def _weighted(v):
+  rid = tf.distribute.get_replica_context().replica_id_in_sync_group
+  return tf.reduce_sum(v) * (tf.cast(rid, tf.int64) + 1)
+
+
+def test_iterators_and_loops_inside_tf_function(two_cpus):
+  s = tf.distribute.MirroredStrategy(two_cpus)
+  it = iter(s.experimental_distribute_dataset(tf.data.Dataset.range(12).batch(4)))
+
+  @tf.function
+  def step(iterator):
+    return s.reduce("SUM", s.run(_weighted, args=(next(iterator),)), axis=None)
+  # Each call takes the next global batch: [0 1 | 2 3] -> 1*1 + 5*2, then [4 5 | 6 7] ...
+  assert [int(step(it)) for _ in range(3)] == [11, 35, 59]
+
+  @tf.function
+  def epoch(dist):
+    total = tf.constant(0, tf.int64)
+    for x in dist:  # AutoGraph: one graph loop over the dataset
+      total += s.reduce("SUM", s.run(tf.reduce_sum, args=(x,)), axis=None)
+    return total
+  assert int(epoch(s.experimental_distribute_dataset(
+      tf.data.Dataset.range(12).batch(4)))) == 66
