@@ -330,6 +330,8 @@ class Strategy:
 
   def scope(self):
     """Variables created in it belong to this strategy; it is the current strategy."""
+    if self is _default_strategy():
+      return contextlib.nullcontext(self)  # as TF: still the default replica context
     return self._scope()
 
   def run(self, fn, args=(), kwargs=None, options=None):

@@ -22,6 +22,9 @@ def test_default_strategy_outside_any_scope():
   assert s.experimental_local_results(tf.constant(3.0))[0].numpy() == 3.0
   v = tf.Variable(1.0)
   assert type(v) is tf.Variable
+  with s.scope():
+    assert not tf.distribute.in_cross_replica_context() and not tf.distribute.has_strategy()
+    assert tf.distribute.get_replica_context() is not None
 
 
 def test_mirrored_strategy_devices(two_cpus):
