@@ -30,7 +30,7 @@ from tensorlet.module import Module
 from tensorlet.ops import math_ops as _m
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
-from tensorlet.variables import Variable, VariableSynchronization
+from tensorlet.variables import Variable, VariableAggregation, VariableSynchronization
 
 __all__ = ["Layer", "InputSpec"]
 
@@ -543,7 +543,9 @@ class Layer(Module):
       # each assign may change.
       extra = {"shape": TensorShape(shape)} if None in shape else {}
       var = cls(lambda: init(shape, dtype=dtype), trainable=trainable, name=name,
-                dtype=dtype, constraint=constraints.get(constraint), **extra)
+                dtype=dtype, constraint=constraints.get(constraint),
+                synchronization=synchronization,
+                aggregation=aggregation or VariableAggregation.NONE, **extra)
     finally:
       ctx.scope = saved
     self._tl_track_variable(var)
