@@ -80,11 +80,43 @@ def run(num_workers, argv, timeout=None, env=None, cwd=None, capture_output=Fals
   return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
-def _kill_group(proc):
+def _kill_group(proc, grace=5.0):
+  """Ends the job: SIGTERM to mpiexec (hydra then ends its workers, which run in
+  sessions of their own), SIGKILL to whatever of the process tree is left after `grace`."""
+  tree = _descendants(proc.pid)
   try:
-    os.killpg(proc.pid, signal.SIGKILL)
-  except ProcessLookupError:
+    proc.terminate()
+    proc.wait(grace)
+  except subprocess.TimeoutExpired:
     pass
+  for pid in [proc.pid, *tree]:
+    try:
+      os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+      pass
+
+
+def _descendants(pid):
+  """Process ids below `pid` (Linux /proc; empty elsewhere)."""
+  children = {}
+  try:
+    entries = os.listdir("/proc")
+  except OSError:
+    return []
+  for entry in entries:
+    if entry.isdigit():
+      try:
+        with open(f"/proc/{entry}/stat", "rb") as f:
+          ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+      except (OSError, ValueError, IndexError):
+        continue
+      children.setdefault(ppid, []).append(int(entry))
+  out, todo = [], [pid]
+  while todo:
+    for child in children.get(todo.pop(), []):
+      out.append(child)
+      todo.append(child)
+  return out
 
 
 def main(args=None):
