@@ -83,6 +83,7 @@ _LAZY = {
     "signal": "tensorlet.signal",
     "image": "tensorlet.image",
     "compat": "tensorlet.compat",
+    "distribute": "tensorlet.distribute",
 }
 _LAZY_ATTRS = {
     "clip_by_value": ("tensorlet.ops.clip_ops", "clip_by_value"),

@@ -15,8 +15,6 @@ _INSTEAD = {
                "ONNX with tensorlet.onnx.export",
     "tf.tpu": "tensorlet runs on the CPU with NumPy; build and train the model without a "
               "TPU strategy",
-    "tf.distribute": "tensorlet runs on one CPU device; build and train the model without a "
-                     "distribution strategy",
     "tf.xla": "there is no XLA compiler; drop jit_compile / tf.xla (tf.function still traces "
               "and optimizes the graph)",
     "tf.queue": "use tf.data input pipelines",

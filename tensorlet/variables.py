@@ -18,6 +18,10 @@ __all__ = ["Variable", "VariableSynchronization", "VariableAggregation"]
 
 _uids = itertools.count(1)
 
+# NOTE: set by tensorlet.distribute: inside a strategy's scope, creator(args, kwargs)
+# returns the (uninitialised, or already built) distributed variable to make instead.
+_creator = None
+
 
 class VariableSynchronization(enum.Enum):
   AUTO = 0
@@ -51,6 +55,13 @@ class Variable:
   """
 
   _tf_tensor_like = True
+
+  def __new__(cls, *args, **kwargs):
+    if _creator is not None and cls is Variable:
+      made = _creator(args, kwargs)
+      if made is not None:
+        return made
+    return object.__new__(cls)
 
   def __init__(self, initial_value=None, trainable=None, validate_shape=True,
                caching_device=None, name=None, variable_def=None, dtype=None,

@@ -23,9 +23,10 @@ LAYERS = {
     "tensorlet.autodiff": 3,
     "tensorlet.polymorphic_function": 4,
     "tensorlet.autograph": 5,
+    "tensorlet.distribute": 6,
 }
-NAMES = ["tensors", "ops", "graph", "autodiff", "function", "autograph", "top"]
-TOP = 6
+NAMES = ["tensors", "ops", "graph", "autodiff", "function", "autograph", "distribute", "top"]
+TOP = 7
 
 # (importer, imported): why the upward import is a late-bound hook.
 ALLOWED = {

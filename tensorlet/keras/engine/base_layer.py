@@ -30,7 +30,7 @@ from tensorlet.module import Module
 from tensorlet.ops import math_ops as _m
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
-from tensorlet.variables import Variable, VariableSynchronization
+from tensorlet.variables import Variable, VariableAggregation, VariableSynchronization
 
 __all__ = ["Layer", "InputSpec"]
 
@@ -538,7 +538,9 @@ class Layer(Module):
       from tensorlet.keras.mixed_precision.autocast_variable import AutoCastVariable as cls
     try:
       var = cls(lambda: init(shape, dtype=dtype), trainable=trainable, name=name,
-                dtype=dtype, constraint=constraints.get(constraint))
+                dtype=dtype, constraint=constraints.get(constraint),
+                synchronization=synchronization,
+                aggregation=aggregation or VariableAggregation.NONE)
     finally:
       ctx.scope = saved
     self._tl_track_variable(var)

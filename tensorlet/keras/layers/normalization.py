@@ -6,6 +6,7 @@ from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
 from tensorlet.ops import nn_ops as _nn
 from tensorlet.tensor_shape import TensorShape
+from tensorlet.variables import VariableAggregation, VariableSynchronization
 
 __all__ = ["BatchNormalization"]
 
@@ -61,10 +62,15 @@ class BatchNormalization(Layer):
     self.beta = self.add_weight("beta", shape=(dim,), initializer=self.beta_initializer,
                                 regularizer=self.beta_regularizer,
                                 constraint=self.beta_constraint) if self.center else None
+    # As Keras 2: under a distribution strategy each replica keeps its own moving
+    # statistics, read as their mean across replicas.
+    on_read = {"synchronization": VariableSynchronization.ON_READ,
+               "aggregation": VariableAggregation.MEAN}
     self.moving_mean = self.add_weight("moving_mean", shape=(dim,), trainable=False,
-                                       initializer=self.moving_mean_initializer)
+                                       initializer=self.moving_mean_initializer, **on_read)
     self.moving_variance = self.add_weight("moving_variance", shape=(dim,), trainable=False,
-                                           initializer=self.moving_variance_initializer)
+                                           initializer=self.moving_variance_initializer,
+                                           **on_read)
     self.built = True
 
   def _normalize(self, x, mean, variance):

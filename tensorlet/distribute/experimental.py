@@ -1,0 +1,20 @@
+"""tf.distribute.experimental."""
+import importlib as _importlib
+
+from tensorlet import _unsupported
+from tensorlet.distribute.values import PerReplica  # noqa: F401
+from tensorlet.distribute.input_lib import ValueContext  # noqa: F401
+
+_missing = _unsupported.getattr_for("tf.distribute.experimental", __name__)
+
+
+def __getattr__(name):
+  if name == "MultiWorkerMirroredStrategy":
+    try:
+      m = _importlib.import_module("tensorlet.distribute.multi_worker_mirrored_strategy")
+    except ModuleNotFoundError as e:
+      if e.name != "tensorlet.distribute.multi_worker_mirrored_strategy":
+        raise
+      return _missing(name)
+    return m.MultiWorkerMirroredStrategy
+  return _missing(name)

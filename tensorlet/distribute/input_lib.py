@@ -1,0 +1,185 @@
+"""Distributed input: global batches split across the replicas in sync, and datasets
+built per worker from an InputContext.
+
+experimental_distribute_dataset: every worker iterates the same dataset; each global
+batch of b elements is cut into num_replicas_in_sync pieces of ceil(b / n) elements in
+replica order (the last ones shorter or empty, as TF's rebatching), and each worker
+keeps the pieces of its own replicas: sharding by data.
+"""
+from tensorlet import _nest as nest
+from tensorlet.distribute.values import PerReplica
+
+__all__ = ["InputContext", "InputOptions", "ValueContext", "DistributedDataset",
+           "DistributedDatasetsFromFunction", "DistributedIterator", "split_batch"]
+
+
+class InputContext:
+  """What dataset_fn learns about the input pipeline it builds."""
+
+  def __init__(self, num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=1):
+    self._num_input_pipelines = num_input_pipelines
+    self._input_pipeline_id = input_pipeline_id
+    self._num_replicas_in_sync = num_replicas_in_sync
+
+  @property
+  def num_input_pipelines(self):
+    return self._num_input_pipelines
+
+  @property
+  def input_pipeline_id(self):
+    return self._input_pipeline_id
+
+  @property
+  def num_replicas_in_sync(self):
+    return self._num_replicas_in_sync
+
+  def get_per_replica_batch_size(self, global_batch_size):
+    if global_batch_size % self._num_replicas_in_sync != 0:
+      raise ValueError(f"The `global_batch_size` {global_batch_size!r} is not divisible by "
+                       f"`num_replicas_in_sync` {self._num_replicas_in_sync!r}")
+    return global_batch_size // self._num_replicas_in_sync
+
+  def __str__(self):
+    return (f"tf.distribute.InputContext(input pipeline id {self._input_pipeline_id}, total: "
+            f"{self._num_input_pipelines})")
+
+
+class ValueContext:
+  """What value_fn of experimental_distribute_values_from_function learns."""
+
+  def __init__(self, replica_id_in_sync_group=0, num_replicas_in_sync=1):
+    self._replica_id_in_sync_group = replica_id_in_sync_group
+    self._num_replicas_in_sync = num_replicas_in_sync
+
+  @property
+  def replica_id_in_sync_group(self):
+    return self._replica_id_in_sync_group
+
+  @property
+  def num_replicas_in_sync(self):
+    return self._num_replicas_in_sync
+
+
+class InputOptions:
+  """tf.distribute.InputOptions (placement hints; tensorlet keeps data on the host)."""
+
+  def __init__(self, experimental_fetch_to_device=None, experimental_replication_mode=None,
+               experimental_place_dataset_on_device=False,
+               experimental_per_replica_buffer_size=1):
+    self.experimental_fetch_to_device = experimental_fetch_to_device
+    self.experimental_replication_mode = experimental_replication_mode
+    self.experimental_place_dataset_on_device = experimental_place_dataset_on_device
+    self.experimental_per_replica_buffer_size = experimental_per_replica_buffer_size
+
+
+def split_batch(t, n, first, count):
+  """Pieces first..first+count-1 of `t` cut along axis 0 into n pieces of ceil(b / n)."""
+  from tensorlet.ops import array_ops, math_ops
+  from tensorlet.tensor import convert_to_tensor
+  t = convert_to_tensor(t)
+  if t.shape.rank == 0:
+    raise ValueError("experimental_distribute_dataset: the dataset's elements must be "
+                     "batched (rank >= 1) to be split across replicas; call "
+                     "dataset.batch(global_batch_size) first")
+  b = t.shape[0]
+  if b is not None:
+    per = -(-b // n)
+    return [t[min(i * per, b):min((i + 1) * per, b)] for i in range(first, first + count)]
+  bt = array_ops.shape(t)[0]
+  per = (bt + n - 1) // n
+  return [t[math_ops.minimum(i * per, bt):math_ops.minimum((i + 1) * per, bt)]
+          for i in range(first, first + count)]
+
+
+def split_structure(element, extended):
+  """This worker's replicas' pieces of a global batch: PerReplica leaves (plain tensors
+  when the worker has one replica)."""
+  n = extended._num_replicas_in_sync
+  k = extended._num_local
+  first = extended._collectives.rank * k
+  if n == 1:
+    return element
+
+  def split(t):
+    parts = split_batch(t, n, first, k)
+    return parts[0] if k == 1 else PerReplica(parts)
+  return nest.map_structure(split, element)
+
+
+class DistributedIterator:
+  """Iterator over per-replica batches (`next`, `get_next`)."""
+
+  def __init__(self, next_fn, element_spec=None):
+    self._next = next_fn
+    self._element_spec = element_spec
+
+  def __iter__(self):
+    return self
+
+  def __next__(self):
+    return self._next()
+
+  def get_next(self):
+    return self._next()
+
+  @property
+  def element_spec(self):
+    return self._element_spec
+
+
+class DistributedDataset:
+  """A dataset whose elements are split across the replicas in sync."""
+
+  def __init__(self, dataset, extended, options=None):
+    if not hasattr(dataset, "__iter__"):
+      raise TypeError(f"experimental_distribute_dataset expects a tf.data.Dataset, got "
+                      f"{type(dataset).__name__}")
+    self._dataset, self._extended, self._options = dataset, extended, options
+
+  def __iter__(self):
+    it = iter(self._dataset)
+    ext = self._extended
+    return DistributedIterator(lambda: split_structure(next(it), ext), self.element_spec)
+
+  @property
+  def element_spec(self):
+    return getattr(self._dataset, "element_spec", None)
+
+
+def _empty_like(t):
+  return t[:0]
+
+
+class DistributedDatasetsFromFunction:
+  """This worker's dataset from dataset_fn(InputContext); each step takes one element per
+  local replica (replicas left when it runs out get empty batches)."""
+
+  def __init__(self, dataset_fn, extended, options=None):
+    c = extended._collectives
+    self._ctx = InputContext(c.size, c.rank, extended._num_replicas_in_sync)
+    self._dataset = dataset_fn(self._ctx)
+    if not hasattr(self._dataset, "__iter__"):
+      raise TypeError(f"dataset_fn must return a tf.data.Dataset, got "
+                      f"{type(self._dataset).__name__}")
+    self._extended, self._options = extended, options
+
+  def __iter__(self):
+    it = iter(self._dataset)
+    k = self._extended._num_local
+
+    def step():
+      parts = [next(it)]
+      for _ in range(k - 1):
+        try:
+          parts.append(next(it))
+        except StopIteration:
+          parts.append(nest.map_structure(_empty_like, parts[0]))
+      if k == 1:
+        return parts[0]
+      flat = [nest.flatten(p) for p in parts]
+      return nest.pack_sequence_as(parts[0], [PerReplica(v) for v in zip(*flat)])
+    return DistributedIterator(step, self.element_spec)
+
+  @property
+  def element_spec(self):
+    return getattr(self._dataset, "element_spec", None)
