@@ -106,11 +106,27 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
     collectives = connect(resolver, communication_options)
     self._cluster_resolver = resolver
     self._communication_options = communication_options
-    super().__init__(collectives=collectives)
+    # As TF's on CPU: one replica per worker (virtual CPUs are not split further).
+    super().__init__(devices=["/device:CPU:0"], collectives=collectives)
 
   @property
   def cluster_resolver(self):
     return self._cluster_resolver
+
+  def reduce(self, reduce_op, value, axis=None):
+    """As MirroredStrategy.reduce; a plain (non-distributed) value is this worker's one
+    replica's value and is reduced across the workers, as TF's collective strategy does."""
+    from tensorlet import nest
+    from tensorlet.distribute.distributed_variables import MirroredVariable, \
+        SyncOnReadVariable
+    from tensorlet.distribute.values import DistributedValues, PerReplica
+    if self.extended._collectives.size > 1:
+      def local(v):
+        if isinstance(v, (DistributedValues, MirroredVariable, SyncOnReadVariable)):
+          return v
+        return PerReplica((v,))
+      value = nest.pack_sequence_as(value, [local(v) for v in nest.flatten(value)])
+    return super().reduce(reduce_op, value, axis)
 
 
 class _ExperimentalMultiWorkerMirroredStrategy(MultiWorkerMirroredStrategy):

@@ -29,6 +29,7 @@ def run_workers(tmp_path, source, n=2, timeout=120, env=None, args=(), name="wor
   """(CompletedProcess, {rank: [reported objects]}) of `source` run by n MPI workers."""
   pytest.importorskip("mpi4py")
   from tensorlet.distribute import launch
+  tmp_path.mkdir(parents=True, exist_ok=True)
   path = tmp_path / name
   path.write_text(PRELUDE + textwrap.dedent(source))
   e = dict(os.environ)
