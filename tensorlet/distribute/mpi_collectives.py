@@ -32,6 +32,7 @@ from tensorlet import errors
 from tensorlet.distribute.collectives import Collectives, check_op, pack_by_dtype, unpack
 
 DEFAULT_TIMEOUT = 600.0
+FUSE_BELOW_BYTES = 1 << 20  # arrays this large are all-reduced alone, without a copy
 _LIVENESS_PERIOD = 0.25  # seconds between checks that peers on this host are alive
 _HOST_BYTES = 64
 
@@ -218,24 +219,27 @@ class MPICollectives(Collectives):
             None, None, f"{what}: {op} of complex arrays is not defined")
     if self.size == 1 or not arrays:
       return [a.copy() for a in arrays]
-    buffers, layout = pack_by_dtype(arrays)
     mpi_op = {"sum": self._MPI.SUM, "mean": self._MPI.SUM,
               "max": self._MPI.MAX, "min": self._MPI.MIN}[op]
-    requests = []
+    # Small arrays are fused (one message per dtype); a large one goes alone, straight
+    # from its own memory into the result, which saves copying it into the fused buffer.
+    small = [i for i, a in enumerate(arrays) if a.nbytes < FUSE_BELOW_BYTES]
+    large = [i for i, a in enumerate(arrays) if a.nbytes >= FUSE_BELOW_BYTES]
+    buffers, layout = pack_by_dtype([arrays[i] for i in small])
+    requests, results = [], [None] * len(arrays)
     for key in sorted(buffers):  # the same order on every worker
-      buf = buffers[key]
-      if buf.dtype.kind == "b":
-        buf = buf.view(np.uint8)  # max = any, min = all
-      requests.append(self._comm.Iallreduce(self._MPI.IN_PLACE, buf, op=mpi_op))
+      requests.append(self._comm.Iallreduce(self._MPI.IN_PLACE, _mpi_view(buffers[key]),
+                                            op=mpi_op))
+    for i in large:
+      src = np.ascontiguousarray(arrays[i])
+      results[i] = np.empty_like(src)
+      requests.append(self._comm.Iallreduce(_mpi_view(src), _mpi_view(results[i]), op=mpi_op))
     self._wait(requests, what)
+    for i, a in zip(small, unpack(buffers, layout)):
+      results[i] = a
     if op == "mean":
-      for key, buf in buffers.items():
-        if buf.dtype.kind in "fc":
-          buf /= self.size
-        else:  # integers: TF's MEAN divides and truncates
-          buffers[key] = (buf // self.size if buf.dtype.kind == "u"
-                          else np.trunc(buf / self.size).astype(buf.dtype))
-    return unpack(buffers, layout)
+      results = [_divide(a, self.size) for a in results]
+    return results
 
   def broadcast(self, arrays, root=0):
     self._check_root(root, "broadcast")
@@ -330,6 +334,20 @@ class MPICollectives(Collectives):
         not 0 <= root < self.size:
       raise errors.InvalidArgumentError(
           None, None, f"{what}: root must be a worker rank in [0, {self.size}), got {root!r}")
+
+
+def _mpi_view(a):
+  """`a` as MPI reduces it: bools as bytes (max = any, min = all)."""
+  return a.view(np.uint8) if a.dtype.kind == "b" else a
+
+
+def _divide(a, n):
+  if a.dtype.kind in "fc":
+    a /= n
+    return a
+  if a.dtype.kind == "u":
+    return a // n
+  return np.trunc(a / n).astype(a.dtype)  # TF's integer MEAN truncates
 
 
 def _raw(a):
