@@ -11,6 +11,7 @@ import inspect
 
 from tensorlet import _nest as nest
 from tensorlet import variables as _variables
+from tensorlet.ops import nn_ops as _nn_ops
 from tensorlet.distribute import cross_device, values as _values
 from tensorlet.distribute._state import state, current_extended
 from tensorlet.distribute.collectives import Collectives, LocalCollectives
@@ -225,8 +226,12 @@ class StrategyExtended:
       return local
     import numpy as np
     from tensorlet.tensor import EagerTensor
-    out = self._collectives.all_gather(local.numpy(), axis)
-    return EagerTensor(np.asarray(out), local.dtype)
+    coll = self._collectives
+    if isinstance(local, EagerTensor):
+      return EagerTensor(np.asarray(coll.all_gather(local.numpy(), axis)), local.dtype)
+    from tensorlet.ops import script_ops
+    return script_ops.numpy_function(lambda a: np.asarray(coll.all_gather(a, axis), a.dtype),
+                                     [local], local.dtype)
 
   def update(self, var, fn, args=(), kwargs=None, group=True):
     """Runs fn(var, *args, **kwargs) in cross-replica context (once: a mirrored variable
@@ -252,9 +257,7 @@ class StrategyExtended:
         else dv.MirroredVariable
     r = state.replica
     if r is not None and r._extended is self and r._coordinator is not None:
-      # Created by a replica function: replica 0's arguments make one variable for all.
-      return r.merge_call(lambda strategy: _values.Mirrored(
-          [_variables.Variable(*args, **kwargs)] * self._num_local))
+      return r._coordinator.variable(r._local_id, cls)
     return object.__new__(cls)
 
 
@@ -267,6 +270,13 @@ def _create_variable(args, kwargs):
 
 
 _variables._creator = _create_variable
+
+
+def _replicas_in_sync():
+  return get_strategy().num_replicas_in_sync
+
+
+_nn_ops.num_replicas_in_sync = _replicas_in_sync
 
 
 class Strategy:

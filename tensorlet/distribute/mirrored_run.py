@@ -48,6 +48,7 @@ class _ReplicaThread(threading.Thread):
     self.done, self.result, self.error = False, None, None
     self.merge_request = None  # (merge_fn, args, kwargs) while paused in merge_call
     self.merge_result, self.abort = None, False
+    self.variables_made = 0
     self.parent = (ctx.graph, ctx.scope, ctx.run_functions_eagerly, ctx.variable_creator,
                    list(state.scopes))
 
@@ -86,6 +87,23 @@ class _Coordinator:
     self.strategy, self.base = strategy, base
     n = strategy.extended._num_local
     self.threads = [_ReplicaThread(self, i, fn, args, kwargs) for i in range(n)]
+    self.created = []  # variables replica 0 created, in order
+
+  def variable(self, local_id, cls):
+    """A variable made in a replica function: replica 0 makes it (each replica runs a
+    stretch of code after replica 0 ran it), the others take replica 0's in order, so
+    lazily built layers and metrics share one set of variables."""
+    t = self.threads[local_id]
+    k = t.variables_made
+    t.variables_made += 1
+    if local_id == 0:
+      v = object.__new__(cls)
+      self.created.append(v)
+      return v
+    if k >= len(self.created):
+      raise RuntimeError(f"replica {local_id} created a variable that replica 0 did not "
+                         f"create; replica functions must create the same variables")
+    return self.created[k]
 
   def merge(self, replica_ctx, merge_fn, args, kwargs):
     """Called in a replica thread: pause until the merge function has run."""

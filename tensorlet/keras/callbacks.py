@@ -386,6 +386,9 @@ class ModelCheckpoint(Callback):
       self.best = current
     elif self.verbose > 0:
       print(f"\nEpoch {epoch + 1}: saving model to {path}")
+    from tensorlet.distribute import distributed_file_utils as files
+    strategy = _strategy_of(self.model)
+    path = files.write_filepath(path, strategy)  # non-chief workers: a temporary copy
     directory = os.path.dirname(path)
     if directory:
       os.makedirs(directory, exist_ok=True)
@@ -393,6 +396,7 @@ class ModelCheckpoint(Callback):
       self.model.save_weights(path, overwrite=True)
     else:
       self.model.save(path, overwrite=True)
+    files.remove_temp_dirpath(os.path.dirname(self._path(epoch, logs)), strategy)
 
 
 class TensorBoard(Callback):
@@ -422,7 +426,9 @@ class TensorBoard(Callback):
     w = self._writers.get(kind)
     if w is None:
       from tensorlet import summary
-      w = self._writers[kind] = summary.create_file_writer(os.path.join(self.log_dir, kind))
+      from tensorlet.distribute import distributed_file_utils as files
+      log_dir = files.write_dirpath(self.log_dir, _strategy_of(self.model))
+      w = self._writers[kind] = summary.create_file_writer(os.path.join(log_dir, kind))
     return w
 
   def on_train_begin(self, logs=None):
@@ -467,6 +473,8 @@ class TensorBoard(Callback):
     for w in self._writers.values():
       w.close()
     self._writers = {}
+    from tensorlet.distribute import distributed_file_utils as files
+    files.remove_temp_dirpath(self.log_dir, _strategy_of(self.model))
 
 
 class LambdaCallback(Callback):
@@ -730,10 +738,18 @@ class BackupAndRestore(Callback):
 
   def _save(self, epoch, batch):
     import json
-    os.makedirs(self._chief, exist_ok=True)
-    old = self._read_state()
+    from tensorlet.distribute import distributed_file_utils as files
     self._count += 1
     name = f"chief-backup-{self._count}"
+    strategy = _strategy_of(self.model)
+    if not files.is_chief(strategy):
+      # Other workers save too (saving reads the variables collectively), then drop it.
+      self._checkpoint().write(os.path.join(files.write_dirpath(self.backup_dir, strategy),
+                                            name))
+      files.remove_temp_dirpath(self.backup_dir, strategy)
+      return
+    os.makedirs(self._chief, exist_ok=True)
+    old = self._read_state()
     self._checkpoint().write(os.path.join(self._chief, name))
     state = {"checkpoint": name, "epoch": epoch, "batch": batch, "count": self._count}
     tmp = self._state_path() + ".tmp"
@@ -764,9 +780,17 @@ class BackupAndRestore(Callback):
       self._save(epoch, None)
 
   def on_train_end(self, logs=None):
+    from tensorlet.distribute import distributed_file_utils as files
+    if not files.is_chief(_strategy_of(self.model)):
+      return  # the chief deletes the shared backup
     if self.delete_checkpoint and os.path.isdir(self.backup_dir):
       import shutil
       shutil.rmtree(self.backup_dir)
+
+
+def _strategy_of(model):
+  """The model's distribution strategy (None: the current one)."""
+  return getattr(model, "distribute_strategy", None)
 
 
 from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402

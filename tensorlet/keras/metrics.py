@@ -12,7 +12,7 @@ from tensorlet.module import Module
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
 from tensorlet.tensor import convert_to_tensor
-from tensorlet.variables import Variable
+from tensorlet.variables import Variable, VariableAggregation, VariableSynchronization
 
 __all__ = ["Metric", "Mean", "Sum", "MeanMetricWrapper", "Accuracy", "BinaryAccuracy",
            "CategoricalAccuracy", "SparseCategoricalAccuracy", "MeanSquaredError",
@@ -34,6 +34,12 @@ __all__ = ["Metric", "Mean", "Sum", "MeanMetricWrapper", "Accuracy", "BinaryAccu
 class Metric(Module):
   """Base class: subclasses create state with `add_weight` and implement
   `update_state` and `result`."""
+
+  def __init_subclass__(cls, **kwargs):
+    super().__init_subclass__(**kwargs)
+    fn = cls.__dict__.get("result")
+    if fn is not None and not hasattr(fn, "_tl_local_result"):
+      cls.result = _replica_merged_result(fn)
 
   def __init__(self, name=None, dtype=None, **kwargs):
     super().__init__()
@@ -70,7 +76,11 @@ class Metric(Module):
     from tensorlet.keras import initializers
     dtype = _dt.as_dtype(dtype) if dtype is not None else self._dtype
     init = initializers.get(initializer)
-    v = Variable(lambda: init(shape, dtype=dtype), name=name, dtype=dtype, trainable=False)
+    # As Keras 2: under a distribution strategy each replica accumulates its own copy;
+    # results read their sum across replicas.
+    v = Variable(lambda: init(shape, dtype=dtype), name=name, dtype=dtype, trainable=False,
+                 synchronization=VariableSynchronization.ON_READ,
+                 aggregation=VariableAggregation.SUM)
     self._weights.append(v)
     return v
 
@@ -102,6 +112,22 @@ class Metric(Module):
 
   def __repr__(self):
     return f"{type(self).__name__}(name={self.name},dtype={self._dtype.name})"
+
+
+def _replica_merged_result(result):
+  """`result` that, in a replica function of a strategy with several replicas, is
+  computed once in cross-replica context (over all replicas' state), as Keras 2's."""
+  def merged(self):
+    from tensorlet.distribute._state import state
+    r = state.replica
+    if r is None or not r._needs_merge:
+      return result(self)
+    from tensorlet.distribute.values import Mirrored
+    return r.merge_call(lambda strategy: Mirrored([result(self)]))
+  merged._tl_local_result = result
+  merged.__name__, merged.__doc__, merged.__qualname__ = \
+      result.__name__, result.__doc__, result.__qualname__
+  return merged
 
 
 class _Reduce(Metric):

@@ -590,10 +590,17 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
   if sample_weight is not None:
     loss = _m.cast(loss * _m.cast(sample_weight, dtype), dtype)
   if global_batch_size is None:
-    global_batch_size = _a.shape(loss)[0]
+    global_batch_size = _a.shape(loss)[0] * num_replicas_in_sync()
   return _m.div_no_nan(_m.reduce_sum(loss), _m.cast(global_batch_size, dtype))
 
 
 def scale_regularization_loss(regularization_loss):
-  """The summed regularization loss divided by the number of replicas (one here)."""
-  return _m.reduce_sum(regularization_loss)
+  """The summed regularization loss divided by the number of replicas in sync."""
+  loss = _m.reduce_sum(regularization_loss)
+  n = num_replicas_in_sync()
+  return loss if n == 1 else loss / _m.cast(n, loss.dtype)
+
+
+def num_replicas_in_sync():
+  """Replicas of the current tf.distribute strategy (tensorlet.distribute replaces this)."""
+  return 1

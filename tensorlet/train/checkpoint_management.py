@@ -317,6 +317,16 @@ class CheckpointManager:
     counter.assign_add(1)
     number = int(counter.numpy()) if checkpoint_number is None else int(_value(
         checkpoint_number))
+    from tensorlet.distribute import distributed_file_utils as files
+    if not files.is_chief():
+      # As TF: a non-chief worker saves into a temporary directory it then removes, so
+      # only the chief's files (and checkpoint state) appear in `directory`.
+      prefix = files.write_filepath(f"{self._prefix}-{number}")
+      try:
+        self._checkpoint.write(prefix, options)
+      finally:
+        files.remove_temp_dirpath(self._directory)
+      return f"{self._prefix}-{number}"
     try:
       path = self._checkpoint.write(f"{self._prefix}-{number}", options)
     except BaseException:

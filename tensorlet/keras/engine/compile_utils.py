@@ -114,6 +114,12 @@ class LossesContainer:
     self.metrics[0].update_state(loss, sample_weight=batch)
     for metric, value in zip(self.metrics[1:], per_output):
       metric.update_state(value, sample_weight=batch)
+    from tensorlet.ops.nn_ops import num_replicas_in_sync
+    n = num_replicas_in_sync()
+    if n > 1:
+      # As Keras 2: each replica's mean loss over its part of the batch is divided by
+      # the number of replicas, so the replicas' summed gradients are the global mean's.
+      loss = loss / _m.cast(n, loss.dtype)
     return loss
 
 

@@ -63,6 +63,7 @@ class Model(Layer):
     self._is_compiled = False
     self._tl_run_eagerly = None
     self._tl_fns = {}
+    self._tl_strategy = _strategy_in_scope()
 
   # ------------------------------------------------------------------ compile
   def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
@@ -90,6 +91,7 @@ class Model(Layer):
     self.compiled_metrics = compile_utils.MetricsContainer(metrics, weighted_metrics, loss)
     self._tl_run_eagerly = run_eagerly
     self._tl_fns = {}
+    self._tl_strategy = _strategy_in_scope() or self.__dict__.get("_tl_strategy")
     self._is_compiled = True
     self.stop_training = False
 
@@ -104,7 +106,13 @@ class Model(Layer):
 
   @property
   def distribute_strategy(self):
-    return None
+    """The tf.distribute strategy the model was created (or compiled) under; else the
+    current one."""
+    s = self.__dict__.get("_tl_strategy")
+    if s is not None:
+      return s
+    from tensorlet.distribute import get_strategy
+    return get_strategy()
 
   def _assert_compiled(self):
     if not self._is_compiled:
@@ -175,6 +183,10 @@ class Model(Layer):
     fn = self._tl_fns.get(kind)
     if fn is None:
       step = getattr(self, f"{kind}_step")
+      strategy = self.__dict__.get("_tl_strategy")
+      if strategy is not None:
+        from tensorlet.distribute.keras_step import distributed_step
+        step = distributed_step(strategy, step, kind)
       if not self.run_eagerly:
         step = _BatchFunction(step, f"{kind}_function")
       fn = self._tl_fns[kind] = step
@@ -436,6 +448,15 @@ class Model(Layer):
   def compile_from_config(self, config):
     from tensorlet.keras.saving import saving_api
     saving_api.compile_from_config(self, config)
+
+
+def _strategy_in_scope():
+  """The (non-default) tf.distribute strategy in scope, if tf.distribute is in use."""
+  import sys
+  lib = sys.modules.get("tensorlet.distribute.distribute_lib")
+  if lib is None or not lib.has_strategy():
+    return None
+  return lib.get_strategy()
 
 
 def _in_order(logs, names):

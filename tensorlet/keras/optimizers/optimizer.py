@@ -32,8 +32,43 @@ _BASE_KEYS = ("name", "weight_decay", "clipnorm", "global_clipnorm", "clipvalue"
               "ema_momentum", "ema_overwrite_frequency", "jit_compile")
 
 
+def _replica_merged(apply):
+  """`apply_gradients` that, in a replica function of a strategy with several replicas,
+  sums the replicas' gradients (one fused all-reduce for all of them, unless
+  skip_gradients_aggregation) and applies the step once, in cross-replica context."""
+  def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False,
+                      **kwargs):
+    from tensorlet.distribute._state import state
+    r = state.replica
+    if r is None or not r._needs_merge:
+      return apply(self, grads_and_vars, name, skip_gradients_aggregation, **kwargs)
+
+    def merge(strategy, pairs):
+      from tensorlet.distribute.reduce_util import ReduceOp
+      from tensorlet.distribute.values import local_values
+      grads = [g for g, _ in pairs]
+      live = [i for i, g in enumerate(grads) if g is not None]
+      if skip_gradients_aggregation:
+        reduced = [local_values(grads[i])[0] for i in live]
+      else:
+        reduced = strategy.extended.batch_reduce_to(ReduceOp.SUM, [grads[i] for i in live])
+      for i, g in zip(live, reduced):
+        grads[i] = g
+      return apply(self, list(zip(grads, [v for _, v in pairs])), name, True, **kwargs)
+    return r.merge_call(merge, args=([tuple(p) for p in grads_and_vars],))
+  apply_gradients.__doc__ = apply.__doc__
+  apply_gradients._tl_local_apply = apply
+  return apply_gradients
+
+
 class Optimizer:
   """Base class of Keras optimizers: `apply_gradients`, `minimize`, slots."""
+
+  def __init_subclass__(cls, **kwargs):
+    super().__init_subclass__(**kwargs)
+    fn = cls.__dict__.get("apply_gradients")
+    if fn is not None and not hasattr(fn, "_tl_local_apply"):
+      cls.apply_gradients = _replica_merged(fn)
 
   def __init__(self, name, weight_decay=None, clipnorm=None, clipvalue=None,
                global_clipnorm=None, use_ema=False, ema_momentum=0.99,
@@ -214,6 +249,8 @@ class Optimizer:
         v.assign(v.constraint(v))
     self._iterations.assign_add(1)
     return self._iterations
+
+  apply_gradients = _replica_merged(apply_gradients)
 
   def _lr_input(self):
     """The learning rate the update ops read: the variable's handle or a schedule's value."""
