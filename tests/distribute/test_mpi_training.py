@@ -36,7 +36,7 @@ def weights(model):
 CUSTOM_LOOP = MODEL + """
 with strategy.scope():
   model = make_model()
-  opt = tf.keras.optimizers.Adam(0.05)
+  opt = tf.keras.optimizers.SGD(0.5, momentum=0.5)  # sensitive to the gradients' scale
 dist_dataset = strategy.experimental_distribute_dataset(dataset)
 
 @tf.function
@@ -96,7 +96,7 @@ def test_custom_loop_two_workers_match_one_process(tmp_path):
 FIT = MODEL + """
 with strategy.scope():
   model = make_model()
-  model.compile(optimizer=tf.keras.optimizers.Adam(0.05),
+  model.compile(optimizer=tf.keras.optimizers.SGD(0.5),
                 loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
                 metrics=["accuracy"])
 history = model.fit(dataset, epochs=3, verbose=0)
@@ -124,8 +124,10 @@ class Crash(tf.keras.callbacks.Callback):
   def on_epoch_begin(self, epoch, logs=None):
     report({"epoch": epoch})
   def on_epoch_end(self, epoch, logs=None):
-    if epoch == crash_after and strategy.extended._collectives.rank == 1:
-      os._exit(3)  # a worker dies after the backup of this epoch
+    if epoch == crash_after:
+      strategy.extended._collectives.barrier()  # the chief has written this epoch's backup
+      if strategy.extended._collectives.rank == 1:
+        os._exit(3)  # then a worker dies
 
 with strategy.scope():
   model = make_model()
