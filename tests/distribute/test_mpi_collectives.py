@@ -147,11 +147,16 @@ import time, signal
 import tensorlet as tf
 from tensorlet.distribute.mpi_collectives import MPICollectives
 c = MPICollectives()
-c.all_reduce([np.ones(3)])
+for _ in range(3):  # some training steps first
+  c.all_reduce([np.ones(3)])
+  c.broadcast([np.ones(3)])
+  c.all_gather(np.ones((1, 3)))
 how = sys.argv[1]
 if c.rank == 1:
   if how == "kill":
     os.kill(os.getpid(), signal.SIGKILL)
+  elif how == "exit":
+    os._exit(1)
   elif how == "raise":
     raise RuntimeError("worker 1 crashed")
   elif how == "hang":
@@ -170,7 +175,7 @@ except tf.errors.OpError as e:
 """
 
 
-@pytest.mark.parametrize("how", ["kill", "raise"])
+@pytest.mark.parametrize("how", ["exit", "raise"])
 def test_dead_worker_gives_unavailable_error(tmp_path, how):
   # With auto-cleanup off, MPICH leaves the survivor running: it must notice on its own.
   t = time.monotonic()
@@ -187,6 +192,18 @@ def test_dead_worker_gives_unavailable_error(tmp_path, how):
     assert "worker 1 crashed" in done.stderr
 
 
+@pytest.mark.parametrize("cleanup", [[], ["-disable-auto-cleanup"]])
+def test_killed_worker_ends_the_job(tmp_path, cleanup):
+  # A worker killed by a signal: MPICH's launcher ends the whole job (even with
+  # auto-cleanup off, it may kill the survivor before the survivor notices).
+  t = time.monotonic()
+  done, rep = run_workers(tmp_path, FAILING, args=["kill"], timeout=60, mpiexec_args=cleanup)
+  assert time.monotonic() - t < 30
+  assert done.returncode != 0
+  for errs in rep.get(0, []):
+    assert errs[0] == "UnavailableError"
+
+
 def test_hung_worker_gives_deadline_exceeded(tmp_path):
   t = time.monotonic()
   done, rep = run_workers(tmp_path, FAILING, args=["hang"], timeout=60,
@@ -198,14 +215,6 @@ def test_hung_worker_gives_deadline_exceeded(tmp_path):
   assert name == "DeadlineExceededError"
   assert "timed out" in message and "2 s" in message
   assert 1.9 < waited < 10
-
-
-def test_killed_worker_ends_the_job_by_default(tmp_path):
-  # MPICH's default: the launcher ends the whole job when one worker dies.
-  t = time.monotonic()
-  done, _ = run_workers(tmp_path, FAILING, args=["kill"], timeout=60)
-  assert time.monotonic() - t < 30
-  assert done.returncode != 0
 
 
 def test_single_worker_is_identity(tmp_path):
