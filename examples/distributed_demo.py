@@ -72,9 +72,10 @@ def train(args):
   epochs = len(history.history.get("loss", []))
   say(f"\n{epochs} epochs in {seconds:.1f} s on {strategy.num_replicas_in_sync} workers; "
       f"held-out accuracy {acc:.4f} (loss {loss:.4f})")
-  manager = tf.train.CheckpointManager(tf.train.Checkpoint(model=model),
-                                       os.path.join(args.out, "ckpt"), max_to_keep=1)
-  path = manager.save()  # written by the chief only
+  with strategy.scope():  # under the strategy: only the chief's files stay
+    manager = tf.train.CheckpointManager(tf.train.Checkpoint(model=model),
+                                         os.path.join(args.out, "ckpt"), max_to_keep=1)
+    path = manager.save()
   say(f"Checkpoint: {path}")
   if epochs and acc < 0.9 and args.epochs >= 5:
     raise SystemExit(f"distributed demo failed: held-out accuracy {acc:.3f} < 0.9")

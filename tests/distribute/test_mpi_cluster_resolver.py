@@ -11,6 +11,9 @@ from mpi_launch import check_ok, run_workers
 
 
 def test_cluster_spec():
+  import tensorlet as tf
+  assert tf.train.ClusterSpec is cr.ClusterSpec
+  assert tf.distribute.cluster_resolver.TFConfigClusterResolver is cr.TFConfigClusterResolver
   cs = cr.ClusterSpec({"ps": {0: "a:1", 2: "c:3"}, "worker": ["w:1"]})
   assert repr(cs) == "ClusterSpec({'ps': {0: 'a:1', 2: 'c:3'}, 'worker': ['w:1']})"
   assert cs.as_dict() == {"ps": {0: "a:1", 2: "c:3"}, "worker": ["w:1"]}

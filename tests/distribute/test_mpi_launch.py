@@ -60,3 +60,17 @@ def test_command_line(tmp_path):
   slow = tmp_path / "slow.py"
   slow.write_text("import time\ntime.sleep(60)\n")
   assert launch.main(["-n", "1", "--timeout", "2", str(slow)]) == 124
+
+
+def test_distributed_demo_runs_with_one_command(tmp_path):
+  import tensorlet
+  root = os.path.dirname(os.path.dirname(tensorlet.__file__))
+  env = dict(os.environ, PYTHONPATH=root)
+  done = subprocess.run([sys.executable, os.path.join(root, "examples", "distributed_demo.py"),
+                         "--epochs", "1", "--out", str(tmp_path / "out"), "--timeout", "240"],
+                        capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+  assert done.returncode == 0, done.stdout + done.stderr
+  assert "2 replicas in sync" in done.stdout and "held-out accuracy" in done.stdout
+  assert sorted(os.listdir(tmp_path / "out" / "ckpt")) == [
+      "checkpoint", "ckpt-1.data-00000-of-00001", "ckpt-1.index"]  # the chief's files only
+  assert not (tmp_path / "out" / "backup").exists()  # removed after a finished fit
