@@ -252,3 +252,22 @@ def test_timeout_environment_variable(monkeypatch):
   monkeypatch.setenv("TENSORLET_COLLECTIVE_TIMEOUT", "soon")
   with pytest.raises(ValueError, match="TENSORLET_COLLECTIVE_TIMEOUT"):
     mc.default_timeout()
+
+
+def test_large_arrays_go_alone(tmp_path):
+  done, rep = run_workers(tmp_path, """
+    from tensorlet.distribute import mpi_collectives as mc
+    mc.FUSE_BELOW_BYTES = 1024  # so small test arrays take the large-array path
+    c = mc.MPICollectives()
+    big = np.arange(600, dtype=np.float64) * (c.rank + 1)
+    flags = np.zeros(2000, bool)
+    flags[c.rank] = True
+    out = c.all_reduce([big, np.ones(3, np.float32), flags], "max")
+    mean = c.all_reduce([big.astype(np.int32)], "mean")[0]
+    report([out[0][:3].tolist(), out[1].tolist(), int(out[2].sum()), str(out[2].dtype),
+            mean[:4].tolist(), big[:3].tolist()])
+  """)
+  check_ok(done)
+  for r in range(2):
+    assert rep[r][0] == [[0.0, 2.0, 4.0], [1.0, 1.0, 1.0], 2, "bool", [0, 1, 3, 4],
+                         [0.0, 1.0 * (r + 1), 2.0 * (r + 1)]]  # inputs untouched
