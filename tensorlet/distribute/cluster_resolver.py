@@ -11,7 +11,7 @@ import json
 import os
 import socket
 
-from tensorlet import errors
+from tensorlet import _unsupported, errors
 
 
 class ClusterSpec:
@@ -292,3 +292,6 @@ def check_matches_mpi(resolver, rank, size):
         f"{size} processes and this is rank {rank}. Start one process per chief/worker "
         f"task with `mpiexec -n {count}` and give rank r the task of worker index r "
         f"(chief first).")
+
+
+__getattr__ = _unsupported.getattr_for("tf.distribute.cluster_resolver", __name__)

@@ -95,6 +95,14 @@ def test_tf_config_must_match_mpi():
     cr.check_matches_mpi(cr.SimpleClusterResolver(spec, task_type="worker", task_id=0), 0, 2)
 
 
+def test_resolvers_not_implemented_say_what_to_use():
+  import tensorlet as tf
+  from tensorlet._unsupported import NotImplementedInTensorlet
+  for name in ("SlurmClusterResolver", "KubernetesClusterResolver", "TPUClusterResolver"):
+    with pytest.raises(NotImplementedInTensorlet, match="mpiexec"):
+      getattr(tf.distribute.cluster_resolver, name)
+
+
 def test_launcher_detection(monkeypatch):
   for rank, size in cr._LAUNCHER_VARS:
     monkeypatch.delenv(rank, raising=False)
