@@ -7,11 +7,14 @@ import importlib as _importlib
 
 from tensorlet import _unsupported
 from tensorlet.distribute.collectives import Collectives, LocalCollectives  # noqa: F401
+from tensorlet.distribute.cross_device_ops import (  # noqa: F401
+    CrossDeviceOps, HierarchicalCopyAllReduce, NcclAllReduce, ReductionToOneDevice)
 from tensorlet.distribute.distribute_lib import (  # noqa: F401
     ReplicaContext, Strategy, StrategyExtended, experimental_set_strategy, get_replica_context,
     get_strategy, has_strategy, in_cross_replica_context)
 from tensorlet.distribute.input_lib import (  # noqa: F401
-    DistributedDataset, DistributedIterator, InputContext, InputOptions)
+    DistributedDataset, DistributedIterator, InputContext, InputOptions, InputReplicationMode,
+    RunOptions)
 from tensorlet.distribute.mirrored_strategy import MirroredStrategy, OneDeviceStrategy  # noqa
 from tensorlet.distribute.reduce_util import ReduceOp  # noqa: F401
 from tensorlet.distribute.values import DistributedValues  # noqa: F401

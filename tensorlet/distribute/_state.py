@@ -11,9 +11,13 @@ class _State(threading.local):
   def __init__(self):
     self.scopes = []     # strategies whose scope() is entered, innermost last
     self.replica = None  # the ReplicaContext this thread runs as; None: cross-replica
+    self.saving = False  # tf.saved_model.save is tracing: variables act as one
 
 
 state = _State()
+
+# The Collectives of the last multi-worker strategy made here: this process's worker.
+worker_group = None
 
 
 def current_extended():
@@ -34,3 +38,16 @@ def local_replica_of(extended):
   if r is not None and r._extended is extended:
     return r._local_id
   return None
+
+
+class saving:  # noqa: N801 - a context manager
+  """While saving, a sync-on-read variable reads (and is captured) as the variable the
+  saved object tracks, holding its aggregate value."""
+
+  def __enter__(self):
+    self._saved = state.saving
+    state.saving = True
+
+  def __exit__(self, *exc):
+    state.saving = self._saved
+    return False

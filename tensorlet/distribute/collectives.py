@@ -22,9 +22,10 @@ Interface (every worker calls each collective in the same order, as MPI requires
 Hook for multi-worker strategies: `MirroredStrategy(devices=None, cross_device_ops=None, *,
 collectives=None)` passes `collectives` to its extended object
 (`mirrored_strategy.MirroredExtended(strategy, devices, collectives=None)`; None means
-`LocalCollectives()`). The extended object reduces over its local replicas and then with
-`collectives`; it broadcasts initial variable values from the chief, shards datasets by
-`collectives.rank` / `collectives.size` and lets only the chief write checkpoints and logs.
+`LocalCollectives()`; `strategy.extended.collectives` returns it). The extended object
+reduces over its local replicas and then with `collectives`; it broadcasts initial
+variable values from the chief, shards datasets by `collectives.rank` / `collectives.size`
+and lets only the chief write checkpoints and logs (distributed_file_utils.py).
 `num_replicas_in_sync` is local replicas x `collectives.size`. A MultiWorkerMirroredStrategy
 is therefore
 

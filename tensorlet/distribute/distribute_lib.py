@@ -83,6 +83,8 @@ class ReplicaContext:
 
   @property
   def replica_id_in_sync_group(self):
+    if self._strategy is _default_strategy():
+      return self._replica_id  # as TF: a Python int outside any strategy
     from tensorlet import dtypes
     from tensorlet.tensor import constant
     return constant(self._replica_id, dtypes.int32)
@@ -108,7 +110,9 @@ class ReplicaContext:
     if pushed:
       state.scopes.append(self._strategy)
     try:
-      args, kwargs = _values.regroup([(args, kwargs)])
+      if self._extended._collectives.size > 1:
+        # One local replica of several workers: its values are per-replica values.
+        args, kwargs = _values.regroup([(args, kwargs)])
       result = merge_fn(self._strategy, *args, **kwargs)
     finally:
       if pushed:
@@ -122,8 +126,15 @@ class ReplicaContext:
     flat = nest.flatten(value)
 
     def merge(strategy, *per_replica):
-      return _values.Mirrored([strategy.extended.batch_reduce_to(reduce_op, list(
-          per_replica))])
+      # As TF: a value that is the same object on every replica comes back as it is.
+      dist = [i for i, v in enumerate(per_replica)
+              if isinstance(v, _values.DistributedValues)]
+      out = [v if isinstance(v, _values.DistributedValues) else cross_device._tensor(v)
+             for v in per_replica]
+      reduced = strategy.extended.batch_reduce_to(reduce_op, [per_replica[i] for i in dist])
+      for i, r in zip(dist, reduced):
+        out[i] = r
+      return _values.Mirrored([out])
     if not self._needs_merge and self._coordinator is None and \
         self._extended._collectives.size == 1:
       reduced = [cross_device._tensor(v) for v in flat]
@@ -167,12 +178,20 @@ class StrategyExtended:
     self._devices = tuple(canonical_device(d) if d.startswith("/") or ":" in d else d
                           for d in devices)
     self._collectives = collectives if collectives is not None else LocalCollectives()
+    if self._collectives.size > 1:
+      from tensorlet.distribute import _state as _process
+      _process.worker_group = self._collectives
     self._distribute_variables = distribute_variables
     self._num_local = len(self._devices)
 
   @property
   def _default_replica_context(self):
     return ReplicaContext(self._container_strategy_ref, 0)
+
+  @property
+  def collectives(self):
+    """(tensorlet) The worker group: LocalCollectives, or a multi-worker strategy's."""
+    return self._collectives
 
   @property
   def _num_replicas_in_sync(self):
@@ -311,6 +330,8 @@ class Strategy:
 
   def scope(self):
     """Variables created in it belong to this strategy; it is the current strategy."""
+    if self is _default_strategy():
+      return contextlib.nullcontext(self)  # as TF: still the default replica context
     return self._scope()
 
   def run(self, fn, args=(), kwargs=None, options=None):
@@ -318,6 +339,9 @@ class Strategy:
     returns the results regrouped (PerReplica where the replicas' results differ)."""
     if not callable(fn):
       raise TypeError(f"strategy.run: fn must be callable, got {fn!r}")
+    if state.replica is not None and state.replica._strategy is self:
+      raise RuntimeError("Method requires being in cross-replica context, use "
+                         "get_replica_context().merge_call()")
     from tensorlet.distribute import mirrored_run
     return mirrored_run.call_for_each_replica(self, fn, tuple(args), dict(kwargs or {}))
 
@@ -365,7 +389,7 @@ class Strategy:
     base = ext._collectives.rank * ext._num_local
     vals = [value_fn(input_lib.ValueContext(base + i, ext._num_replicas_in_sync))
             for i in range(ext._num_local)]
-    return vals[0] if ext._num_local == 1 else _values.PerReplica(vals)
+    return _values.PerReplica(vals)
 
   def __repr__(self):
     return f"<{type(self).__module__}.{type(self).__name__} object, " \

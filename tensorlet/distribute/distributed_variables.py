@@ -6,6 +6,11 @@ replica function is merged first (reduced as its `aggregation` says, then applie
 which keeps it identical on every replica as TF's copies are. Across workers, the
 initial value is broadcast from the chief.
 
+One difference: with aggregation NONE, TF updates each replica's copy with that
+replica's value, and the copies drift apart when the values differ; here replica 0's
+update is applied (what TF reads in cross-replica context: its first copy), so a replica
+other than 0 reading the variable after such a drifting update sees replica 0's value.
+
 SyncOnReadVariable (synchronization ON_READ, e.g. metric totals, BatchNormalization's
 moving statistics): one copy per local replica, each replica reads and writes its own;
 read in cross-replica context it is their aggregate (SUM / MEAN over all replicas in
@@ -13,7 +18,7 @@ sync, across workers too).
 """
 import numpy as np
 
-from tensorlet.distribute._state import current_extended, local_replica_of
+from tensorlet.distribute._state import current_extended, local_replica_of, state
 from tensorlet.distribute.reduce_util import ReduceOp
 from tensorlet.distribute import values as _values
 from tensorlet.variables import Variable, VariableAggregation, VariableSynchronization
@@ -52,17 +57,10 @@ class MirroredVariable(Variable):
     if rc_local is None or self._tl_extended._num_replicas_in_sync == 1:
       return getattr(Variable, method)(self, value, read_value=read_value)
     agg = self._aggregation
-    if agg is VariableAggregation.NONE:
-      raise ValueError(
-          f"You must specify an aggregation method to update a MirroredVariable "
-          f"('{self.name}', {method}) in replica context. You can do so by passing an "
-          f"explicit value for argument `aggregation` to tf.Variable(..), e.g. "
-          f"`tf.Variable(..., aggregation=tf.VariableAggregation.SUM)`.")
-    from tensorlet.distribute._state import state
     rc = state.replica
 
     def merge(strategy, v):
-      if agg is VariableAggregation.ONLY_FIRST_REPLICA:
+      if agg in (VariableAggregation.ONLY_FIRST_REPLICA, VariableAggregation.NONE):
         val = _values.local_values(v)[0]
       else:
         val = strategy.extended.reduce_to(ReduceOp.from_variable_aggregation(agg), v)
@@ -109,7 +107,7 @@ class SyncOnReadVariable(Variable):
   @property
   def _handle(self):
     copies = self.__dict__.get("_tl_copies")
-    if not copies:
+    if not copies or state.saving:
       return self.__dict__["_tl_own_handle"]
     k = local_replica_of(self._tl_extended)
     return copies[k or 0]._handle
@@ -133,6 +131,12 @@ class SyncOnReadVariable(Variable):
     c = self._copy()
     if c is not None:
       return c._as_tensor()
+    if state.saving:
+      # The tracked variable, holding the aggregate the checkpoint part saves.
+      from tensorlet.context import init_scope
+      with init_scope():
+        Variable._set(self, self._aggregate().numpy())
+      return Variable._as_tensor(self)
     return self._aggregate()
 
   def _aggregate(self):

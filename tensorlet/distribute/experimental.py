@@ -2,8 +2,11 @@
 import importlib as _importlib
 
 from tensorlet import _unsupported
-from tensorlet.distribute.values import PerReplica  # noqa: F401
+from tensorlet.distribute.cross_device_ops import (  # noqa: F401
+    CommunicationImplementation, CommunicationOptions)
 from tensorlet.distribute.input_lib import ValueContext  # noqa: F401
+
+CollectiveCommunication = CommunicationImplementation
 
 _missing = _unsupported.getattr_for("tf.distribute.experimental", __name__)
 

@@ -6,10 +6,12 @@ batch of b elements is cut into num_replicas_in_sync pieces of ceil(b / n) eleme
 replica order (the last ones shorter or empty, as TF's rebatching), and each worker
 keeps the pieces of its own replicas: sharding by data.
 """
+import enum
+
 from tensorlet import _nest as nest
 from tensorlet.distribute.values import PerReplica
 
-__all__ = ["InputContext", "InputOptions", "ValueContext", "DistributedDataset",
+__all__ = ["InputContext", "InputOptions", "InputReplicationMode", "RunOptions", "ValueContext", "DistributedDataset",
            "DistributedDatasetsFromFunction", "DistributedIterator", "split_batch"]
 
 
@@ -58,6 +60,22 @@ class ValueContext:
   @property
   def num_replicas_in_sync(self):
     return self._num_replicas_in_sync
+
+
+class InputReplicationMode(enum.Enum):
+  """How input pipelines map to replicas (PER_WORKER: one per worker, split per replica)."""
+  PER_WORKER = "PER_WORKER"
+  PER_REPLICA = "PER_REPLICA"
+
+
+class RunOptions:
+  """tf.distribute.RunOptions (TPU-only settings in TF; accepted and kept)."""
+
+  def __init__(self, experimental_enable_dynamic_batch_size=True,
+               experimental_bucketizing_dynamic_shape=False, experimental_xla_options=None):
+    self.experimental_enable_dynamic_batch_size = experimental_enable_dynamic_batch_size
+    self.experimental_bucketizing_dynamic_shape = experimental_bucketizing_dynamic_shape
+    self.experimental_xla_options = experimental_xla_options
 
 
 class InputOptions:
@@ -130,6 +148,8 @@ class DistributedIterator:
 class DistributedDataset:
   """A dataset whose elements are split across the replicas in sync."""
 
+  _tl_distributed_dataset = True
+
   def __init__(self, dataset, extended, options=None):
     if not hasattr(dataset, "__iter__"):
       raise TypeError(f"experimental_distribute_dataset expects a tf.data.Dataset, got "
@@ -144,6 +164,17 @@ class DistributedDataset:
   @property
   def element_spec(self):
     return getattr(self._dataset, "element_spec", None)
+
+  def cardinality(self):
+    """The number of steps (the underlying dataset's number of global batches)."""
+    return self._dataset.cardinality()
+
+  def __tl_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names, opts):
+    # AutoGraph's `for x in dist_dataset` in a tf.function: the dataset's own graph loop,
+    # each global batch split before the body sees it.
+    ext = self._extended
+    self._dataset.__tl_for_stmt__(extra_test, lambda e: body(split_structure(e, ext)),
+                                  get_state, set_state, symbol_names, opts)
 
 
 def _empty_like(t):

@@ -30,7 +30,9 @@ def call_for_each_replica(strategy, fn, args, kwargs):
     if pushed:
       state.scopes.append(strategy)
     try:
-      return fn(*_values.select_replica(0, args), **_values.select_replica(0, kwargs))
+      out = fn(*_values.select_replica(0, args), **_values.select_replica(0, kwargs))
+      # One replica of several workers: results are per-replica (reduce sums workers).
+      return _values.regroup([out]) if ext._collectives.size > 1 else out
     finally:
       if pushed:
         state.scopes.pop()
@@ -51,6 +53,11 @@ class _ReplicaThread(threading.Thread):
     self.variables_made = 0
     self.parent = (ctx.graph, ctx.scope, ctx.run_functions_eagerly, ctx.variable_creator,
                    list(state.scopes))
+    # As TF: summaries written in a replica function are recorded by replica 0 only.
+    # (Looked up, not imported: tf.summary sits above this layer and may be unused.)
+    summary = sys.modules.get("tensorlet.summary._writer")
+    self.summary = None if summary is None or local_id else (
+        summary.state, summary.state.writer, summary.state.step, list(summary.state.record_if))
 
   def run(self):
     self.should_run.wait()
@@ -63,6 +70,9 @@ class _ReplicaThread(threading.Thread):
                          else "")
     state.scopes = scopes if c.strategy in scopes[-1:] else scopes + [c.strategy]
     state.replica = ReplicaContext(c.strategy, c.base + self.local_id, self.local_id, c)
+    if self.summary is not None:
+      summary_state = self.summary[0]
+      summary_state.writer, summary_state.step, summary_state.record_if = self.summary[1:]
     try:
       self.result = self.fn(*_values.select_replica(self.local_id, self.args),
                             **_values.select_replica(self.local_id, self.kwargs))

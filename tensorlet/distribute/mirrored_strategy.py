@@ -53,6 +53,10 @@ class MirroredStrategy(Strategy):
   """
 
   def __init__(self, devices=None, cross_device_ops=None, *, collectives=None):
+    from tensorlet.distribute.cross_device_ops import CrossDeviceOps
+    if cross_device_ops is not None and not isinstance(cross_device_ops, CrossDeviceOps):
+      raise ValueError(f"cross_device_ops must be a tf.distribute.CrossDeviceOps, got "
+                       f"{cross_device_ops!r}")
     super().__init__(MirroredExtended(self, devices, collectives))
 
 

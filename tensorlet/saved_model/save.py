@@ -1,10 +1,12 @@
 """tf.saved_model.save: a tf.Module's variables, object structure and traced
 tf.functions written as data (see layout.py), checked first for anything
 that cannot leave Python."""
+import contextlib
 import inspect
 import json
 import os
 import shutil
+import sys
 
 from tensorlet.context import ctx
 from tensorlet.polymorphic_function.concrete import ConcreteFunction
@@ -155,7 +157,10 @@ def save(obj, export_dir, signatures=None, options=None, **collect_args):
     from tensorlet.saved_model import keras_io
     keras_io.save_model(obj, export_dir, signatures=signatures)
     return
-  manifest, graphs, nodes, tensors, constants = collect(obj, signatures, **collect_args)
+  dist = sys.modules.get("tensorlet.distribute._state")
+  with dist.saving() if dist is not None else contextlib.nullcontext():
+    # (tf.distribute variables trace as the one variable the object tracks)
+    manifest, graphs, nodes, tensors, constants = collect(obj, signatures, **collect_args)
   _atomic.remove_temporaries(export_dir)
   # NOTE: the new version is built whole beside the old one and exchanged with
   # it in one step, so a crash leaves one of the two complete (see _atomic).

@@ -41,3 +41,11 @@ class FakeWorkers(Collectives):
 @pytest.fixture
 def fake_workers():
   return FakeWorkers
+
+
+@pytest.fixture(autouse=True)
+def _forget_fake_workers():
+  """A fake multi-worker strategy names this process's worker; later tests run alone."""
+  yield
+  from tensorlet.distribute import _state
+  _state.worker_group = None

@@ -41,7 +41,12 @@ class _FunctionLoss:
   def __call__(self, y_true, y_pred, sample_weight=None):
     values = self.fn(y_true, y_pred)
     if sample_weight is None:
-      return _m.reduce_mean(values)
+      if values.shape.rank is not None and values.shape.num_elements() != 0 and \
+          values.shape.is_fully_defined():
+        return _m.reduce_mean(values)
+      # As Keras 2's safe mean: an empty batch (a replica's share of a short last batch
+      # under a distribution strategy) has loss 0, not NaN.
+      return _m.div_no_nan(_m.reduce_sum(values), _m.cast(_a.size(values), values.dtype))
     sample_weight = _m.cast(sample_weight, values.dtype)
     if sample_weight.shape.rank is not None and values.shape.rank is not None and \
         sample_weight.shape.rank > values.shape.rank:

@@ -46,7 +46,8 @@ def pack_x_y_sample_weight(x, y=None, sample_weight=None):
 
 def _is_dataset(x):
   from tensorlet.data.dataset import DatasetV2
-  return isinstance(x, DatasetV2)
+  # (a tf.distribute dataset: batches already split across the replicas)
+  return isinstance(x, DatasetV2) or hasattr(x, "_tl_distributed_dataset")
 
 
 def _describe(v):

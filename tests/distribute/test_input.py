@@ -1,0 +1,120 @@
+"""Distributed datasets: global batches split as TF 2.21 splits them, datasets from a
+function with InputContext, sharding by data across workers."""
+import numpy as np
+import pytest
+
+import tensorlet as tf
+
+
+def _pieces(strategy, dataset):
+  return [[t.numpy().tolist() for t in strategy.experimental_local_results(b)]
+          for b in strategy.experimental_distribute_dataset(dataset)]
+
+
+# (elements, batch size) -> pieces per replica, as real TF 2.21 gives them.
+TF_SPLITS_2 = {
+    (10, 4): [[[0, 1], [2, 3]], [[4, 5], [6, 7]], [[8], [9]]],
+    (7, 3): [[[0, 1], [2]], [[3, 4], [5]], [[6], []]],
+    (5, 4): [[[0, 1], [2, 3]], [[4], []]],
+    (9, 5): [[[0, 1, 2], [3, 4]], [[5, 6], [7, 8]]],
+}
+TF_SPLITS_3 = {
+    (10, 4): [[[0, 1], [2, 3], []], [[4, 5], [6, 7], []], [[8], [9], []]],
+    (8, 8): [[[0, 1, 2], [3, 4, 5], [6, 7]]],
+    (5, 5): [[[0, 1], [2, 3], [4]]],
+}
+
+
+def test_global_batches_split_as_tf(two_cpus):
+  s = tf.distribute.MirroredStrategy(two_cpus)
+  for (n, b), want in TF_SPLITS_2.items():
+    assert _pieces(s, tf.data.Dataset.range(n).batch(b)) == want, (n, b)
+  cpu = tf.config.list_physical_devices("CPU")[0]
+  tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 3)
+  s3 = tf.distribute.MirroredStrategy()
+  for (n, b), want in TF_SPLITS_3.items():
+    assert _pieces(s3, tf.data.Dataset.range(n).batch(b)) == want, (n, b)
+
+
+def test_structures_split_leaf_by_leaf(two_cpus):
+  s = tf.distribute.MirroredStrategy(two_cpus)
+  ds = tf.data.Dataset.from_tensor_slices({"x": np.arange(8.0).reshape(4, 2),
+                                           "y": np.arange(4)}).batch(4)
+  (b,) = list(s.experimental_distribute_dataset(ds))
+  local = s.experimental_local_results(b)
+  assert local[1]["x"].numpy().tolist() == [[4.0, 5.0], [6.0, 7.0]]
+  assert local[0]["y"].numpy().tolist() == [0, 1]
+  it = iter(s.experimental_distribute_dataset(ds))
+  assert it.get_next()["y"].values[1].numpy().tolist() == [2, 3]
+  with pytest.raises(StopIteration):
+    next(it)
+
+
+def test_unbatched_dataset_is_a_clear_error(two_cpus):
+  s = tf.distribute.MirroredStrategy(two_cpus)
+  with pytest.raises(ValueError, match="must be batched"):
+    list(s.experimental_distribute_dataset(tf.data.Dataset.range(3)))
+  with pytest.raises(TypeError, match="tf.data.Dataset"):
+    s.experimental_distribute_dataset(3)
+
+
+def test_one_replica_gets_the_whole_batch():
+  s = tf.distribute.OneDeviceStrategy("/cpu:0")
+  out = [b.numpy().tolist() for b in s.experimental_distribute_dataset(
+      tf.data.Dataset.range(3).batch(2))]
+  assert out == [[0, 1], [2]]
+
+
+def test_datasets_from_function(two_cpus):
+  s = tf.distribute.MirroredStrategy(two_cpus)
+  seen = []
+
+  def dataset_fn(ctx):
+    seen.append((ctx.num_input_pipelines, ctx.input_pipeline_id, ctx.num_replicas_in_sync,
+                 ctx.get_per_replica_batch_size(8)))
+    return tf.data.Dataset.range(6).batch(2)
+  out = [[t.numpy().tolist() for t in s.experimental_local_results(b)]
+         for b in s.distribute_datasets_from_function(dataset_fn)]
+  assert seen == [(1, 0, 2, 4)]
+  assert out == [[[0, 1], [2, 3]], [[4, 5], []]]  # as TF: the replica left over gets nothing
+  with pytest.raises(ValueError, match="not divisible"):
+    tf.distribute.InputContext(1, 0, 2).get_per_replica_batch_size(3)
+
+
+def test_workers_take_their_replicas_pieces(two_cpus, fake_workers):
+  ds = tf.data.Dataset.range(16).batch(8)
+  got = []
+  for rank in (0, 1):
+    s = tf.distribute.MirroredStrategy(two_cpus, collectives=fake_workers(rank, 2))
+    got.append(_pieces(s, ds))
+    ctxs = []
+    s.distribute_datasets_from_function(lambda c: ctxs.append(c) or tf.data.Dataset.range(2))
+    assert (ctxs[0].num_input_pipelines, ctxs[0].input_pipeline_id,
+            ctxs[0].num_replicas_in_sync) == (2, rank, 4)
+  assert got[0] == [[[0, 1], [2, 3]], [[8, 9], [10, 11]]]
+  assert got[1] == [[[4, 5], [6, 7]], [[12, 13], [14, 15]]]
+
+
+def _weighted(v):
+  rid = tf.distribute.get_replica_context().replica_id_in_sync_group
+  return tf.reduce_sum(v) * (tf.cast(rid, tf.int64) + 1)
+
+
+def test_iterators_and_loops_inside_tf_function(two_cpus):
+  s = tf.distribute.MirroredStrategy(two_cpus)
+  it = iter(s.experimental_distribute_dataset(tf.data.Dataset.range(12).batch(4)))
+
+  @tf.function
+  def step(iterator):
+    return s.reduce("SUM", s.run(_weighted, args=(next(iterator),)), axis=None)
+  # Each call takes the next global batch: [0 1 | 2 3] -> 1*1 + 5*2, then [4 5 | 6 7] ...
+  assert [int(step(it)) for _ in range(3)] == [11, 35, 59]
+
+  @tf.function
+  def epoch(dist):
+    total = tf.constant(0, tf.int64)
+    for x in dist:  # AutoGraph: one graph loop over the dataset
+      total += s.reduce("SUM", s.run(tf.reduce_sum, args=(x,)), axis=None)
+    return total
+  assert int(epoch(s.experimental_distribute_dataset(
+      tf.data.Dataset.range(12).batch(4)))) == 66
