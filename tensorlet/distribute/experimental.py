@@ -11,10 +11,7 @@ CollectiveCommunication = CommunicationImplementation
 _missing = _unsupported.getattr_for("tf.distribute.experimental", __name__)
 
 
-_FROM_MULTI_WORKER = {"MultiWorkerMirroredStrategy": "_ExperimentalMultiWorkerMirroredStrategy",
-                      "CommunicationOptions": "CommunicationOptions",
-                      "CommunicationImplementation": "CommunicationImplementation",
-                      "CollectiveCommunication": "CommunicationImplementation"}
+_FROM_MULTI_WORKER = {"MultiWorkerMirroredStrategy": "_ExperimentalMultiWorkerMirroredStrategy"}
 
 
 def __getattr__(name):

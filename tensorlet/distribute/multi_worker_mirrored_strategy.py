@@ -11,49 +11,11 @@ The workers are found by the cluster resolver:
   an MPI launcher, one per chief/worker task, rank r = TF's worker index r,
 - neither: one local worker (no MPI at all), as TF without a cluster.
 """
-import enum
-
 from tensorlet.distribute import cluster_resolver as cr
 from tensorlet.distribute.collectives import LocalCollectives
+from tensorlet.distribute.cross_device_ops import (CommunicationImplementation,
+                                                   CommunicationOptions)
 from tensorlet.distribute.mirrored_strategy import MirroredStrategy
-
-
-class CommunicationImplementation(enum.Enum):
-  """Which collective implementation to use; tensorlet always uses MPI's."""
-  AUTO = "AUTO"
-  RING = "RING"
-  NCCL = "NCCL"
-
-
-class CommunicationOptions:
-  """Options of cross-worker collectives, as `tf.distribute.experimental.CommunicationOptions`.
-
-  `timeout_seconds`: how long a collective may wait for the other workers before it
-  raises DeadlineExceededError (None: $TENSORLET_COLLECTIVE_TIMEOUT, else 600 s).
-  `bytes_per_pack` (0: one buffer per dtype) and `implementation` are accepted for
-  TF compatibility; MPI chooses its own algorithm."""
-
-  def __init__(self, bytes_per_pack=0, timeout_seconds=None,
-               implementation=CommunicationImplementation.AUTO):
-    if isinstance(bytes_per_pack, bool) or not isinstance(bytes_per_pack, int) or \
-        bytes_per_pack < 0:
-      raise ValueError(f"bytes_per_pack must be a non-negative integer, got {bytes_per_pack!r}")
-    if timeout_seconds is not None and (isinstance(timeout_seconds, bool) or
-                                        not isinstance(timeout_seconds, (int, float)) or
-                                        timeout_seconds <= 0):
-      raise ValueError(f"timeout_seconds must be a positive number or None, got "
-                       f"{timeout_seconds!r}")
-    if not isinstance(implementation, CommunicationImplementation):
-      raise ValueError(f"implementation should be a "
-                       f"tf.distribute.experimental.CommunicationImplementation, got "
-                       f"{implementation!r}")
-    self.bytes_per_pack = bytes_per_pack
-    self.timeout_seconds = timeout_seconds
-    self.implementation = implementation
-
-  def __repr__(self):
-    return (f"CommunicationOptions(bytes_per_pack={self.bytes_per_pack}, timeout_seconds="
-            f"{self.timeout_seconds}, implementation={self.implementation})")
 
 
 def default_resolver():
@@ -120,7 +82,7 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
     from tensorlet.distribute.distributed_variables import MirroredVariable, \
         SyncOnReadVariable
     from tensorlet.distribute.values import DistributedValues, PerReplica
-    if self.extended._collectives.size > 1:
+    if self.extended.collectives.size > 1:
       def local(v):
         if isinstance(v, (DistributedValues, MirroredVariable, SyncOnReadVariable)):
           return v

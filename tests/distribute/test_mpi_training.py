@@ -125,8 +125,8 @@ class Crash(tf.keras.callbacks.Callback):
     report({"epoch": epoch})
   def on_epoch_end(self, epoch, logs=None):
     if epoch == crash_after:
-      strategy.extended._collectives.barrier()  # the chief has written this epoch's backup
-      if strategy.extended._collectives.rank == 1:
+      strategy.extended.collectives.barrier()  # the chief has written this epoch's backup
+      if strategy.extended.collectives.rank == 1:
         os._exit(3)  # then a worker dies
 
 with strategy.scope():
