@@ -45,7 +45,17 @@ def _launch(n, mode, repeat, timeout=600):
       return json.load(f)
 
 
+def _have_mpi():
+  import importlib.util
+  if importlib.util.find_spec("mpi4py") is None:
+    print("dist_*: skipped, no mpi4py (pip install 'tensorlet[distributed]')", flush=True)
+    return False
+  return True
+
+
 def dist_allreduce(repeat):
+  if not _have_mpi():
+    return
   res = _launch(2, "allreduce", repeat)
   for name, nbytes, tl, raw in res:
     mb = nbytes / 1e6
@@ -54,6 +64,8 @@ def dist_allreduce(repeat):
 
 
 def dist_step(repeat):
+  if not _have_mpi():
+    return
   one = _launch(1, "step", repeat)
   two = _launch(2, "step", repeat)
   for (name, t1, floor1), (_, t2, floor2) in zip(one, two):
