@@ -12,12 +12,18 @@ pytest.importorskip("mpi4py")
 MODEL = """
 import tensorlet as tf
 GLOBAL_BATCH = 16
+EXAMPLES = int(os.environ.get("EXAMPLES", "64"))
 rng = np.random.default_rng(0)
-x = rng.normal(size=(64, 5)).astype(np.float32)
-y = rng.integers(0, 3, size=64).astype(np.int32)
-use_strategy = sys.argv[1] == "mwms"
-strategy = tf.distribute.MultiWorkerMirroredStrategy() if use_strategy else \\
-    tf.distribute.get_strategy()
+x = rng.normal(size=(EXAMPLES, 5)).astype(np.float32)
+y = rng.integers(0, 3, size=EXAMPLES).astype(np.int32)
+if sys.argv[1] == "mwms":
+  strategy = tf.distribute.MultiWorkerMirroredStrategy()
+elif sys.argv[1] == "mirrored2":  # one process, two replicas over virtual CPUs
+  cpu = tf.config.list_physical_devices("CPU")[0]
+  tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+  strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+else:
+  strategy = tf.distribute.get_strategy()
 
 def make_model():
   init = lambda seed: tf.keras.initializers.GlorotUniform(seed=seed)
@@ -74,11 +80,13 @@ def _close(a, b, atol=1e-5):
     np.testing.assert_allclose(np.array(u), np.array(v), rtol=1e-4, atol=atol)
 
 
-def _one_process_and_two_workers(tmp_path, source):
-  """The reports of `source` run by one process without a strategy and by 2 workers."""
+def _one_process_and_two_workers(tmp_path, source, examples=64, reference="plain"):
+  """The reports of `source` run by one process (without a strategy, or with 2 replicas)
+  and by 2 workers."""
   out = []
-  for n, mode in ((1, "plain"), (2, "mwms")):
-    done, rep = run_workers(tmp_path / mode, source, n=n, args=[mode])
+  for n, mode in ((1, reference), (2, "mwms")):
+    done, rep = run_workers(tmp_path / mode, source, n=n, args=[mode],
+                            env={"EXAMPLES": str(examples)})
     check_ok(done)
     out.append(_same_on_workers(rep, n))
   return out
@@ -106,14 +114,26 @@ report({"weights": weights(model), "history": history.history, "evaluation": eva
 """
 
 
-def test_fit_two_workers_match_one_process(tmp_path):
-  one, two = _one_process_and_two_workers(tmp_path, FIT)
+@pytest.mark.parametrize("examples", [64, 70])  # last global batch: 16, 6 examples
+def test_fit_two_workers_match_one_process(tmp_path, examples):
+  one, two = _one_process_and_two_workers(tmp_path, FIT, examples)
   assert two["replicas"] == 2
   _close(one["weights"], two["weights"])
   # metrics are aggregated over both workers: the accuracy of the global batch
   _close(one["history"]["accuracy"], two["history"]["accuracy"], atol=1e-6)
   _close(one["history"]["loss"], two["history"]["loss"])
   _close(one["evaluation"], two["evaluation"])
+
+
+def test_fit_uneven_last_batch_as_two_local_replicas(tmp_path):
+  # 65 examples: the last global batch has 1 example, so one worker gets none. As in TF,
+  # that is not one process's result (each replica's loss is scaled by 1/2): it is
+  # MirroredStrategy's over two virtual CPUs (which test_training.py checks against TF).
+  mirrored, two = _one_process_and_two_workers(tmp_path, FIT, 65, reference="mirrored2")
+  assert mirrored["replicas"] == two["replicas"] == 2
+  _close(mirrored["weights"], two["weights"])
+  _close(mirrored["history"]["loss"], two["history"]["loss"])
+  _close(mirrored["history"]["accuracy"], two["history"]["accuracy"], atol=1e-6)
 
 
 RESUMABLE = MODEL + """
