@@ -26,7 +26,7 @@ def main():
   import workloads
   repeat = 5 if args.quick else 15
   print(f"{'workload':34s} {'tensorlet':>12s} {'numpy':>12s} {'ratio':>7s}  target")
-  for name, fn in workloads.ALL:
+  for name, fn in workloads.ALL + __import__("distributed").ALL:  # dist_*: MPI workers
     if args.k and args.k not in name:
       continue
     for row in fn(repeat):

@@ -22,6 +22,10 @@ _INSTEAD = {
                          "StringLookup, ...)",
     "tf.profiler": "profile with Python's cProfile; tf.summary writes TensorBoard logs",
     "tf.mlir": "there is no MLIR bridge; tensorlet.onnx.export exports graphs",
+    "tf.distribute.cluster_resolver": "tensorlet finds the workers from TF_CONFIG "
+                                      "(TFConfigClusterResolver) or from the MPI launcher "
+                                      "(MPIClusterResolver): start the job with mpiexec, under "
+                                      "Slurm/PBS/LSF inside the allocation",
 }
 
 

@@ -785,7 +785,11 @@ class BackupAndRestore(Callback):
       return  # the chief deletes the shared backup
     if self.delete_checkpoint and os.path.isdir(self.backup_dir):
       import shutil
-      shutil.rmtree(self.backup_dir)
+
+      def gone_already(function, path, exc_info):
+        if not issubclass(exc_info[0], FileNotFoundError):  # another worker's temp dir
+          raise exc_info[1]
+      shutil.rmtree(self.backup_dir, onerror=gone_already)
 
 
 def _strategy_of(model):

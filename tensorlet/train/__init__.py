@@ -23,5 +23,8 @@ def __getattr__(name):
   if name in _PROTOS:
     from tensorlet.formats import protos
     return protos.messages()[name]
+  if name == "ClusterSpec":
+    from tensorlet.distribute.cluster_resolver import ClusterSpec
+    return ClusterSpec
   from tensorlet._unsupported import missing
   raise missing("tf.train", name, __name__)
