@@ -331,6 +331,7 @@ def naive_conv2d_grads(x, w, dy, strides, padding):
     ((2, 6, 7, 8), (3, 3, 8, 3), 1, "VALID"),
     ((1, 11, 11, 5), (5, 4, 5, 2), 3, "SAME"),
     ((2, 4, 4, 6), (1, 1, 6, 3), 2, "VALID"),
+    ((1, 45, 44, 6), (3, 3, 6, 4), 1, "VALID"),  # filter gradient on the padded grid
 ])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
 def test_conv2d_backprops_against_naive_loops(xs, ws, strides, padding, dtype):
@@ -346,6 +347,27 @@ def test_conv2d_backprops_against_naive_loops(xs, ws, strides, padding, dtype):
   assert dx.dtype == tf.as_dtype(dtype)
   np.testing.assert_allclose(np.asarray(dx), want_dx, rtol=1e-5)
   np.testing.assert_allclose(np.asarray(dw), want_dw, rtol=1e-5)
+
+
+@pytest.mark.parametrize("xs,ws,padding,dil", [
+    ((2, 7, 8, 6), (3, 3, 6, 4), "SAME", 1),
+    ((1, 9, 9, 5), (2, 3, 5, 3), "VALID", [2, 1]),
+    ((2, 6, 7, 8), (3, 2, 8, 2), [[0, 0], [2, 1], [0, 3], [0, 0]], 1),
+])
+def test_filter_gradient_on_the_padded_grid_matches_im2col(monkeypatch, xs, ws, padding, dil):
+  rs = np.random.RandomState(9)
+  x, w = rs.standard_normal(xs), rs.standard_normal(ws)
+  dy = rs.standard_normal(tf.nn.conv2d(x, w, 1, padding, dilations=dil).shape)
+  attrs = conv_ops._conv_attrs(1, padding, dil, False)
+  got = {}
+  for waste in (0, 100):  # never / always the padded-grid gemms
+    monkeypatch.setattr(conv_ops, "_FLAT_MAX_WASTE", waste)
+    got[waste] = execute(conv_ops.Conv2DBackpropFilter, [tf.constant(x), tf.constant(ws),
+                                                         tf.constant(dy)], attrs).numpy()
+  np.testing.assert_allclose(got[100], got[0], rtol=1e-12, atol=1e-12)
+  check = tape_grads(lambda w_: tf.reduce_sum(tf.nn.conv2d(x, w_, 1, padding, dilations=dil)
+                                              * dy), [w])[0]
+  np.testing.assert_allclose(got[100], check, rtol=1e-12, atol=1e-12)
 
 
 def naive_depthwise(x, w, strides, padding):
