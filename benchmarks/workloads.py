@@ -469,6 +469,7 @@ ALL = [
     ("demo_fit_epoch", demo_fit_epoch),
 ]
 ALL += __import__("workloads_seq").ALL  # LSTM and Transformer training steps
+ALL += __import__("workloads_conv").ALL  # convolution training kernels
 
 from io_workloads import tfrecord_parse_example  # noqa: E402
 

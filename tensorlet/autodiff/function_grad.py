@@ -89,7 +89,7 @@ class _Gradient:
     g.captures = {}
     g.outer_graph = None
     g.structured_outputs = list(g.outputs)
-    self._recompute = None
+    self._recompute = self._intermediates_only = None
 
   def positions_in(self, extra):
     """Where each intermediate is in `extra` (a forward graph's extra outputs), or
@@ -107,6 +107,14 @@ class _Gradient:
     if self._recompute is None:
       self._recompute = self.h.with_outputs(self.intermediates, f"{self.h.name}_fwd")
     return self._recompute
+
+  def intermediates_graph(self):
+    """H returning only the intermediates: what its outputs alone need is pruned (an
+    LSTM body's gradient recomputes its step, so a While's gradient replays no step)."""
+    if self._intermediates_only is None:
+      self._intermediates_only = self.h.with_outputs(self.intermediates, f"{self.h.name}_mid",
+                                                     keep_outputs=False)
+    return self._intermediates_only
 
 
 def gradient_graph(h, mask, recorded=False):
@@ -162,8 +170,11 @@ def call_gradients(h, inputs, dys, outputs=None, extra=None):
     if pos is not None:
       mids = [outputs[n + k] for k in pos]
   if gr.intermediates and mids is None:
-    outs = cf.call(gr.recompute_graph(), inputs, name="PartitionedCallFwd")
-    mids = outs[n:]
+    if outputs is None and any(kind == "out" for kind, _ in gr.sources):
+      outs = cf.call(gr.recompute_graph(), inputs, name="PartitionedCallFwd")
+      outputs, mids = outs[:n], outs[n:]
+    else:
+      mids = cf.call(gr.intermediates_graph(), inputs, name="PartitionedCallFwd")
   values = []
   for kind, where in gr.sources:
     if kind == "in":

@@ -614,10 +614,10 @@ class FuncGraph(Graph):
 
 
 
-  def with_outputs(self, extra, name=None):
-    """A copy of this graph returning its outputs and then `extra` (tensors of this
-    graph): the forward graph of a call whose gradient needs intermediate values.
-    Inputs and captures (same outer values, same order) are kept."""
+  def with_outputs(self, extra, name=None, keep_outputs=True):
+    """A copy of this graph returning its outputs (unless not `keep_outputs`) and then
+    `extra` (tensors of this graph): the forward graph of a call whose gradient needs
+    intermediate values. Inputs and captures (same outer values, same order) are kept."""
     g = FuncGraph(name or self.name, outer_graph=self.outer_graph)
     m, ops = {}, {}
     for op in self._ops:
@@ -629,7 +629,7 @@ class FuncGraph(Graph):
         m[id(a)] = b
         b._const, b._variable = a._const, a._variable
     g.inputs = [m[id(t)] for t in self.inputs]
-    g.outputs = [m[id(t)] for t in list(self.outputs) + list(extra)]
+    g.outputs = [m[id(t)] for t in (list(self.outputs) if keep_outputs else []) + list(extra)]
     g.captures = {k: (v, m[id(ph)]) for k, (v, ph) in self.captures.items()}
     g.variables = list(self.variables)
     g.structured_outputs = list(g.outputs)

@@ -77,7 +77,7 @@ def GatherGrad(dy, indices, params_shape, *, axis, batch_dims):
     moved = np.moveaxis(out, axis, 0)
     g = np.moveaxis(dy, list(builtins.range(axis, axis + indices.ndim)),
                     list(builtins.range(indices.ndim)))
-    np.add.at(moved, indices, g)
+    _scatter_add(moved, indices.reshape(-1), g.reshape((indices.size,) + g.shape[indices.ndim:]))
     return out
   for b in np.ndindex(*params_shape[:batch_dims]):
     sub = out[b]
@@ -86,6 +86,36 @@ def GatherGrad(dy, indices, params_shape, *, axis, batch_dims):
                                                       axis - batch_dims + indices[b].ndim)),
                           list(builtins.range(indices[b].ndim))))
   return out
+
+
+# NOTE: np.add.at walks rows one by one (2.6 ms for an LSTM classifier's 3200 x 64
+# embedding gradient); adding the k-th occurrences of all ids as one fancy-indexed `+=`
+# per k takes 0.65 ms, in the same order (so the same sums).
+_SCATTER_ROUNDS = 8
+
+
+def _scatter_add(out, idx, g):
+  """out[idx[k]] += g[k] for every k, duplicates accumulated in order of occurrence."""
+  n = idx.size
+  if n < 64:
+    np.add.at(out, idx, g)
+    return
+  if idx.min() < 0:  # -1 and size - 1 are one row: one id for the rounds below
+    idx = np.where(idx < 0, idx + out.shape[0], idx)
+  order = np.argsort(idx, kind="stable")
+  s = idx[order]
+  new = np.empty(n, bool)
+  new[0] = True
+  np.not_equal(s[1:], s[:-1], out=new[1:])
+  starts = np.flatnonzero(new)
+  rank = np.arange(n) - np.repeat(starts, np.diff(np.append(starts, n)))
+  top = int(rank.max())
+  for r in builtins.range(min(top + 1, _SCATTER_ROUNDS)):
+    p = order[rank == r]
+    out[idx[p]] += g[p]
+  if top >= _SCATTER_ROUNDS:  # ids repeated many times (padding): the rest one by one
+    p = np.sort(order[rank >= _SCATTER_ROUNDS])
+    np.add.at(out, idx[p], g[p])
 
 
 @GatherGrad.def_grad

@@ -9,6 +9,8 @@ import pytest
 import tensorlet as tf
 from gradcheck import check_grads, tape_grads
 from tensorlet.errors import InvalidArgumentError, UnimplementedError
+from tensorlet.ops import conv_ops
+from tensorlet.ops.registry import execute
 
 
 def rand(*shape, lo=-2.0, hi=2.0):
@@ -295,6 +297,77 @@ def test_conv2d_stride1_input_gradient(xs, ws, padding, dil):
     want[i] = np.sum((naive_conv2d(x + e, w, (1, 1), padding, _pair(dil)) - y) * dy) / eps
   np.testing.assert_allclose(gx, want, rtol=1e-5, atol=1e-5)
   check_grads(lambda a, b: tf.nn.conv2d(a, b, 1, padding, dilations=dil), [x, w], order=2)
+
+
+def naive_conv2d_grads(x, w, dy, strides, padding):
+  """(input gradient, filter gradient) of sum(conv(x, w) * dy) by direct loops."""
+  n, h, wd, c = x.shape
+  kh, kw, _, o = w.shape
+  if padding == "SAME":
+    pads = [same_pads(h, kh, strides[0]), same_pads(wd, kw, strides[1])]
+  else:
+    pads = [(0, 0), (0, 0)]
+  xp = np.pad(x, [(0, 0), pads[0], pads[1], (0, 0)])
+  dxp, dw = np.zeros_like(xp), np.zeros_like(w)
+  for i in range(dy.shape[1]):
+    for j in range(dy.shape[2]):
+      for a in range(kh):
+        for b in range(kw):
+          r, q = i * strides[0] + a, j * strides[1] + b
+          dxp[:, r, q] += dy[:, i, j] @ w[a, b].T
+          dw[a, b] += xp[:, r, q].T @ dy[:, i, j]
+  return dxp[:, pads[0][0]:pads[0][0] + h, pads[1][0]:pads[1][0] + wd], dw
+
+
+# Input gradients by col2im: few channels (C <= 4) as channel-major planes, more as tap
+# slabs added into stride-phase planes; odd sizes, SAME and VALID, strides 1 to 3.
+@pytest.mark.parametrize("xs,ws,strides,padding", [
+    ((2, 7, 9, 1), (3, 3, 1, 4), 2, "SAME"),
+    ((2, 8, 7, 3), (3, 3, 3, 5), 1, "SAME"),
+    ((1, 9, 8, 3), (3, 2, 3, 4), [2, 3], "VALID"),
+    ((2, 7, 7, 6), (3, 3, 6, 4), 2, "SAME"),
+    ((2, 8, 8, 6), (3, 3, 6, 4), 2, "SAME"),
+    ((1, 10, 9, 5), (2, 3, 5, 7), 2, "VALID"),
+    ((2, 6, 7, 8), (3, 3, 8, 3), 1, "VALID"),
+    ((1, 11, 11, 5), (5, 4, 5, 2), 3, "SAME"),
+    ((2, 4, 4, 6), (1, 1, 6, 3), 2, "VALID"),
+    ((1, 45, 44, 6), (3, 3, 6, 4), 1, "VALID"),  # filter gradient on the padded grid
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_conv2d_backprops_against_naive_loops(xs, ws, strides, padding, dtype):
+  rs = np.random.RandomState(7)
+  x, w = rs.randint(-3, 4, xs).astype(dtype), rs.randint(-3, 4, ws).astype(dtype)
+  st = _pair(strides)
+  dy = rs.randint(-3, 4, naive_conv2d(x, w, st, padding).shape).astype(dtype)
+  want_dx, want_dw = naive_conv2d_grads(x.astype(np.float64), w.astype(np.float64),
+                                        dy.astype(np.float64), st, padding)
+  dx = tf.nn.conv2d_transpose(dy, w, xs, strides, padding)
+  dw = execute(conv_ops.Conv2DBackpropFilter, [tf.constant(x), tf.constant(ws), tf.constant(dy)],
+               {"strides": (1, *st, 1), "padding": padding})
+  assert dx.dtype == tf.as_dtype(dtype)
+  np.testing.assert_allclose(np.asarray(dx), want_dx, rtol=1e-5)
+  np.testing.assert_allclose(np.asarray(dw), want_dw, rtol=1e-5)
+
+
+@pytest.mark.parametrize("xs,ws,padding,dil", [
+    ((2, 7, 8, 6), (3, 3, 6, 4), "SAME", 1),
+    ((1, 9, 9, 5), (2, 3, 5, 3), "VALID", [2, 1]),
+    ((2, 6, 7, 8), (3, 2, 8, 2), [[0, 0], [2, 1], [0, 3], [0, 0]], 1),
+])
+def test_filter_gradient_on_the_padded_grid_matches_im2col(monkeypatch, xs, ws, padding, dil):
+  rs = np.random.RandomState(9)
+  x, w = rs.standard_normal(xs), rs.standard_normal(ws)
+  dy = rs.standard_normal(tf.nn.conv2d(x, w, 1, padding, dilations=dil).shape)
+  attrs = conv_ops._conv_attrs(1, padding, dil, False)
+  got = {}
+  for waste in (0, 100):  # never / always the padded-grid gemms
+    monkeypatch.setattr(conv_ops, "_FLAT_MAX_WASTE", waste)
+    got[waste] = execute(conv_ops.Conv2DBackpropFilter, [tf.constant(x), tf.constant(ws),
+                                                         tf.constant(dy)], attrs).numpy()
+  np.testing.assert_allclose(got[100], got[0], rtol=1e-12, atol=1e-12)
+  check = tape_grads(lambda w_: tf.reduce_sum(tf.nn.conv2d(x, w_, 1, padding, dilations=dil)
+                                              * dy), [w])[0]
+  np.testing.assert_allclose(got[100], check, rtol=1e-12, atol=1e-12)
 
 
 def naive_depthwise(x, w, strides, padding):

@@ -353,3 +353,25 @@ def test_no_run_time_sum_where_shapes_provably_match():
       y = tf.reduce_sum(f(x))
     return tape.gradient(y, b)
   np.testing.assert_allclose(gb(x).numpy(), (np.maximum(x, 0) > 0).sum(0) * 1.0, rtol=1e-6)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_gather_gradient_of_many_repeated_ids_sums_in_order(axis):
+  # Many ids: the scatter-add runs as rounds of k-th occurrences, ids repeated more than
+  # the rounds (padding id 0 here) finish one by one; sums equal np.add.at's exactly.
+  rs = np.random.RandomState(4)
+  ids = rs.randint(0, 50, (6, 40))
+  ids[:, 25:] = 0
+  params = rs.standard_normal((50, 3) if axis == 0 else (3, 50))
+  dy = rs.standard_normal((6, 40, 3) if axis == 0 else (3, 6, 40))
+  x = tf.constant(params)
+  with tf.GradientTape() as tape:
+    tape.watch(x)
+    y = tf.gather(x, ids, axis=axis)
+  got = tape.gradient(y, x, output_gradients=tf.constant(dy))
+  want = np.zeros_like(params)
+  if axis == 0:
+    np.add.at(want, ids.reshape(-1), dy.reshape(-1, 3))
+  else:
+    np.add.at(want.T, ids.reshape(-1), dy.reshape(3, -1).T)
+  np.testing.assert_array_equal(np.asarray(tf.convert_to_tensor(got)), want)

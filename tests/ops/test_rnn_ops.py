@@ -36,3 +36,38 @@ def test_fused_and_primitive_gradients_agree():
   for a, b in zip(recorded, fused):
     np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12)
   assert outer.gradient(recorded[0], ins[0]) is not None
+
+
+def test_while_loop_gradient_replays_no_lstm_step(monkeypatch):
+  # The gradient loop recomputes only what LSTMStepGrad reads (the step's inputs); the
+  # forward step itself, whose outputs it does not need, is pruned from the replay.
+  calls = []
+  kernel = rnn_ops.LSTMStep.kernel
+  monkeypatch.setattr(rnn_ops.LSTMStep, "kernel", lambda *a: calls.append(1) or kernel(*a))
+  rng = np.random.RandomState(1)
+  xs = tf.constant(rng.standard_normal((5, 3, 8)).astype(np.float32))
+  r = tf.Variable(rng.standard_normal((2, 8)).astype(np.float32))
+
+  @tf.function
+  def grads(xs):
+    with tf.GradientTape() as tape:
+      tape.watch(xs)
+      h = c = tf.zeros([3, 2])
+      _, h, c = tf.while_loop(lambda t, h, c: t < 5,
+                              lambda t, h, c: (t + 1, *rnn_ops.lstm_step(xs[t], h, c, r)),
+                              (0, h, c))
+      loss = tf.reduce_sum(h)
+    return tape.gradient(loss, [xs, r])
+  got = grads(xs)
+  calls.clear()
+  got = grads(xs)
+  assert len(calls) == 5
+  with tf.GradientTape() as tape:  # eager Python loop: the reference
+    tape.watch(xs)
+    h = c = tf.zeros([3, 2])
+    for t in range(5):
+      h, c = rnn_ops.lstm_step(xs[t], h, c, r)
+    loss = tf.reduce_sum(h)
+  want = tape.gradient(loss, [xs, r])
+  for a, b in zip(got, want):
+    np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)

@@ -109,3 +109,29 @@ def test_new_kernels_in_place_graph_and_errors(name, slots, iters, uprod, attrs)
   with pytest.raises(tf.errors.InvalidArgumentError, match=rf"same shape \[6\] \[3\] \[Op:{name}\]"):
     execute(kernel, inputs(tf.ones([3])), attrs)
   np.testing.assert_array_equal(v.numpy(), kept)
+
+
+@pytest.mark.parametrize("chunk", [T._CHUNK, 1000])
+def test_adam_runs_big_variables_in_chunks_with_the_same_values(monkeypatch, chunk):
+  monkeypatch.setattr(T, "_CHUNK", chunk)
+  rs = np.random.RandomState(3)
+  size = 2 * T._CHUNK + 37  # a partial last run
+  w0, g = rs.standard_normal((size,)).astype(np.float32), rs.standard_normal((size,))
+  v, m, s = (tf.Variable(w0.reshape(-1, 1)), tf.Variable(np.zeros((size, 1), np.float32)),
+             tf.Variable(np.zeros((size, 1), np.float32)))
+  it = tf.Variable(0, dtype=tf.int64)
+  want_w, want_m, want_v = w0.astype(np.float64), np.zeros(size), np.zeros(size)
+  for step in range(2):
+    gg = (g * (step + 1)).astype(np.float32)
+    execute(T.ResourceApplyKerasAdam, [v.handle, m.handle, s.handle, tf.constant(0.01),
+                                       it.handle, tf.constant(gg.reshape(-1, 1))],
+            {"beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7})
+    it.assign_add(1)
+    want_m += (gg - want_m) * 0.1
+    want_v += (gg.astype(np.float64) ** 2 - want_v) * 0.001
+    t = step + 1
+    alpha = 0.01 * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t)
+    want_w -= alpha * want_m / (np.sqrt(want_v) + 1e-7)
+  np.testing.assert_allclose(m.numpy()[:, 0], want_m, rtol=1e-5, atol=1e-6)
+  np.testing.assert_allclose(s.numpy()[:, 0], want_v, rtol=1e-5, atol=1e-9)
+  np.testing.assert_allclose(v.numpy()[:, 0], want_w, rtol=1e-5, atol=1e-6)
