@@ -19,6 +19,7 @@ from numpy.lib.stride_tricks import as_strided
 from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError, UnimplementedError
+from tensorlet.ops import _blas_threads as _bt
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
 from tensorlet.ops._common import FLOAT, REAL, _dims, as_int, as_sequence
@@ -317,6 +318,7 @@ def Conv2D(input, filter, **attrs):  # noqa: A002
         f"[Op:Conv2D]")
   if 0 in (input.shape[0], g.oh, g.ow):
     return np.zeros((input.shape[0], g.oh, g.ow, filter.shape[3]), input.dtype)
+  _bt.work(input.shape[0] * g.oh * g.ow * filter.size)
   return _conv_padded(g.padded(input), filter, g.oh, g.ow, g)
 
 
@@ -337,6 +339,7 @@ def Conv2DBackpropInput(input_sizes, filter, out_backprop, **attrs):  # noqa: A0
   g = _backprop_geom((n, h, w, c), kh, kw, out_backprop, attrs, "Conv2DBackpropInput")
   if 0 in (n, h, w, c):
     return np.zeros((n, h, w, c), out_backprop.dtype)
+  _bt.work(out_backprop.size // max(oc, 1) * filter.size)
   eh, ew = (kh - 1) * g.dh, (kw - 1) * g.dw
   (t, b), (lft, rgt) = g.pads[1], g.pads[2]
   if g.sh == g.sw == 1 and 0 <= min(t, b, lft, rgt) and max(t, b) <= eh and max(lft, rgt) <= ew:
@@ -361,6 +364,7 @@ def Conv2DBackpropFilter(input, filter_sizes, out_backprop, **attrs):  # noqa: A
   g = _backprop_geom(input.shape, kh, kw, out_backprop, attrs, "Conv2DBackpropFilter")
   if 0 in out_backprop.shape[:3]:
     return np.zeros((kh, kw, c, oc), input.dtype)
+  _bt.work(out_backprop.size * kh * kw * c)
   return (g.cols(input).T @ out_backprop.reshape(-1, oc)).reshape(kh, kw, c, oc)
 
 
