@@ -408,29 +408,6 @@ def w5_conv(repeat):
   yield ("W5 keras Conv2D, eager", tl, npy, "ms", "<= TF graph (38.8 ms there)")
 
 
-def demo_fit_epoch(repeat):
-  """One `fit` epoch of the demo's convnet on digits-shaped data, run_eagerly=True vs False.
-
-  The second column is the eager epoch here (not NumPy): the ratio is graph / eager."""
-  import os
-  import sys
-  sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "examples"))
-  import demo
-  rng = np.random.default_rng(0)
-  x = rng.random((1347, 8, 8, 1), dtype=np.float32)
-  y = rng.integers(0, 10, 1347).astype(np.int32)
-  models = {}
-  for eager in (True, False):
-    tf.random.set_seed(0)
-    models[eager] = demo.compiled(demo.make_model(), run_eagerly=eager)
-
-  def epoch(eager):
-    return lambda: models[eager].fit(x, y, batch_size=32, epochs=1, verbose=0)
-  rep = max(3, repeat // 3)
-  graph, eager = time_pair(epoch(False), epoch(True), rep, min_time=0.2, warmup=1)
-  yield ("demo fit epoch: graph vs eager", graph, eager, "ms", "graph faster than eager")
-
-
 def w3_tiny_ops_while(repeat):
   """W3 variant: `for _ in tf.range(1000)` in tf.function (one while_loop of tiny ops)."""
   x0 = tf.random.uniform([8])
@@ -466,9 +443,10 @@ ALL = [
     ("w4_keras", w4_keras),
     ("w2", w2_matmul_chain),
     ("w5", w5_conv),
-    ("demo_fit_epoch", demo_fit_epoch),
 ]
 ALL += __import__("workloads_seq").ALL  # LSTM and Transformer training steps
+ALL += __import__("workloads_w7").ALL  # MNIST convnet step, demo fit epoch
+ALL += __import__("thread_cliff").ALL  # default vs one BLAS thread vs no policy
 
 from io_workloads import tfrecord_parse_example  # noqa: E402
 

@@ -25,7 +25,8 @@ own threads) and no error.
 import os
 import time
 
-__all__ = ["gemm", "matmul", "einsum", "work", "set_fixed", "set_policy", "current", "policy_enabled"]
+__all__ = ["gemm", "matmul", "einsum", "work", "set_fixed", "set_policy", "current",
+           "default_threads", "policy_enabled"]
 
 # NOTE: OpenBLAS runs GEMMs of m*n*k <= 65536 * 4 on one thread by itself, so those
 # need no decision at all (and W1/W4-sized graphs pay nothing).
@@ -98,7 +99,7 @@ def _sample(now):
   if _last is not None:
     wall = now - _last[0]
     others = (busy - _last[1]) / _HZ - (mine - _last[2])
-    _avail = max(1, min(_max, _ncpu, int(_ncpu - others / wall + 0.5)))
+    _avail = max(1, min(_max, _ncpu, int(_ncpu - others / wall + 0.25)))
   _last = (now, busy, mine)
 
 
@@ -176,6 +177,13 @@ def policy_enabled():
   if _enabled is None:
     _init()
   return bool(_enabled)
+
+
+def default_threads():
+  """The user's default BLAS thread count (1 without threadpoolctl: not known here)."""
+  if _enabled is None:
+    _init()
+  return _max
 
 
 def current():
