@@ -17,23 +17,11 @@ def main():
   p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   p.add_argument("--policy", action="store_true")
   args = p.parse_args()
-  import tensorlet as tf
   from tensorlet.ops import _blas_threads
-  from conv_data import w7_data
-  from workloads_w7 import w7_model
+  from workloads_w7 import w7_graph_step
   _blas_threads.set_policy(args.policy)
-  x, y = (tf.constant(a) for a in w7_data())
-  model = w7_model()
-  loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-  opt = tf.keras.optimizers.Adam()
-
-  @tf.function
-  def step(x, y):
-    with tf.GradientTape() as tape:
-      loss = loss_fn(y, model(x, training=True))
-    grads = tape.gradient(loss, model.trainable_variables)
-    opt.apply_gradients(zip(grads, model.trainable_variables))
-    return loss
+  step, x, y = w7_graph_step()
+  step(x, y)
   print("ready", flush=True)
   while True:
     step(x, y)

@@ -32,6 +32,7 @@ def main():
     tf.config.threading.set_intra_op_parallelism_threads(args.threads)
     tf.config.threading.set_inter_op_parallelism_threads(args.threads)
   sys.path.insert(0, HERE)
+  from w7_common import keras_train_step
   from seq_data import (D_MODEL, EMB, FF, HEADS, STEPS, T_SEQ, UNITS, VOCAB, lstm_data,
                         transformer_data)
   L = tf.keras.layers
@@ -40,12 +41,7 @@ def main():
   def bench(name, model, loss_fn, x, y, eager=False):
     opt = adam()
 
-    def step(x, y):
-      with tf.GradientTape() as tape:
-        loss = loss_fn(y, model(x, training=True))
-      grads = tape.gradient(loss, model.trainable_variables)
-      opt.apply_gradients(zip(grads, model.trainable_variables))
-      return loss
+    step = keras_train_step(tf, model, loss_fn, opt)
     if not eager:
       step = tf.function(step)
     for _ in range(3):
@@ -62,7 +58,7 @@ def main():
 
   if args.neighbour:
     return neighbour(tf)
-  from conv_data import demo_data, w7_data
+  from w7_common import demo_data, w7_data
   if "w7" in args.k or not args.k:
     x, y = w7_data()
     model = tf.keras.Sequential([
@@ -108,22 +104,15 @@ def main():
 
 def neighbour(tf):
   """The W7 step in a loop until killed (prints "ready" after its first step)."""
-  from conv_data import w7_data
+  from w7_common import w7_data
   L = tf.keras.layers
   x, y = (tf.constant(a) for a in w7_data())
   model = tf.keras.Sequential([
       tf.keras.Input((28, 28, 1)), L.Conv2D(32, 3, activation="relu"), L.Flatten(),
       L.Dense(128, activation="relu"), L.Dense(10)])
-  loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-  opt = tf.keras.optimizers.Adam()
-
-  @tf.function
-  def step(x, y):
-    with tf.GradientTape() as tape:
-      loss = loss_fn(y, model(x, training=True))
-    grads = tape.gradient(loss, model.trainable_variables)
-    opt.apply_gradients(zip(grads, model.trainable_variables))
-    return loss
+  step = tf.function(keras_train_step(
+      tf, model, tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+      tf.keras.optimizers.Adam()))
   step(x, y)
   print("ready", flush=True)
   while True:

@@ -9,6 +9,7 @@ import time
 
 
 import tensorlet as tf
+from harness import calls_per_sample
 from tensorlet.ops import _blas_threads
 
 MODES = ("default", "no policy", "1 thread")
@@ -23,36 +24,17 @@ def _mode(name):
 
 
 def _steps():
-  from conv_data import w7_data
-  from workloads_w7 import w7_model
+  from workloads_w7 import train_step, w7_graph_step
   tf.random.set_seed(0)
-  x, y = (tf.constant(a) for a in w7_data())
-  model = w7_model()
-  loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-  opt = tf.keras.optimizers.Adam()
-
-  @tf.function
-  def w7(x, y):
-    with tf.GradientTape() as tape:
-      loss = loss_fn(y, model(x, training=True))
-    grads = tape.gradient(loss, model.trainable_variables)
-    opt.apply_gradients(zip(grads, model.trainable_variables))
-    return loss
+  w7, x, y = w7_graph_step()
   yield "cliff W7 convnet step (graph)", lambda: w7(x, y), 0.15
 
   x4 = tf.random.uniform([32, 784])
   y4 = tf.random.uniform([32], maxval=10, dtype=tf.int32)
   m4 = tf.keras.Sequential([tf.keras.layers.Dense(128, activation="relu"),
                             tf.keras.layers.Dense(10)])
-  opt4 = tf.keras.optimizers.Adam()
-
-  @tf.function
-  def w4(x, y):
-    with tf.GradientTape() as tape:
-      loss = loss_fn(y, m4(x, training=True))
-    grads = tape.gradient(loss, m4.trainable_variables)
-    opt4.apply_gradients(zip(grads, m4.trainable_variables))
-    return loss
+  w4 = tf.function(train_step(m4, tf.keras.losses.SparseCategoricalCrossentropy(
+      from_logits=True), tf.keras.optimizers.Adam()))
   yield "cliff W4 MLP step (graph)", lambda: w4(x4, y4), 0.05
 
   a = tf.ones([1000, 1000])
@@ -67,17 +49,6 @@ def _steps():
   yield "cliff W2 matmul chain (graph)", lambda: w2(a, b), 0.2
 
 
-def _calls(fn, min_time):
-  n = 1
-  while True:
-    t = time.perf_counter()
-    for _ in range(n):
-      fn()
-    if time.perf_counter() - t >= min_time or n >= 1 << 12:
-      return n
-    n *= 2
-
-
 def thread_cliff(repeat):
   """Rows: each step's median per mode; the ratio column is default / one thread."""
   repeat = max(5, repeat // 2)
@@ -85,7 +56,7 @@ def thread_cliff(repeat):
     for name, fn, min_time in _steps():
       _mode("1 thread")
       fn()
-      n = _calls(fn, min_time)
+      n = calls_per_sample(fn, min_time)
       times = {m: [] for m in MODES}
       gc.disable()
       try:

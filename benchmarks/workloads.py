@@ -365,15 +365,10 @@ def w4_keras(repeat):
   model(x)
   for var, p in zip(model.trainable_variables, params):
     var.assign(p)  # the same starting point as the NumPy floor
-  loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-  opt = tf.keras.optimizers.Adam(1e-3, beta_1=0.9, beta_2=0.999, epsilon=1e-7)
-
-  def train_batch(x, y):
-    with tf.GradientTape() as tape:
-      loss = loss_fn(y, model(x, training=True))
-    grads = tape.gradient(loss, model.trainable_variables)
-    opt.apply_gradients(zip(grads, model.trainable_variables))
-    return loss
+  from w7_common import keras_train_step
+  train_batch = keras_train_step(
+      tf, model, tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+      tf.keras.optimizers.Adam(1e-3, beta_1=0.9, beta_2=0.999, epsilon=1e-7))
   step_np = _w4_numpy(x, y, params, _numpy_adam([np.asarray(p) for p in params]))
   yield from _w4_rows("keras", train_batch, step_np, x, y, repeat, "<= 1.2x")
 

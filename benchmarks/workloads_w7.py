@@ -15,7 +15,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 import tensorlet as tf
-from conv_data import demo_data, w7_data
+from w7_common import demo_data, keras_train_step, w7_data
 from harness import time_pair
 
 def w7_model():
@@ -23,6 +23,18 @@ def w7_model():
   return tf.keras.Sequential([
       tf.keras.Input((28, 28, 1)), L.Conv2D(32, 3, activation="relu"), L.Flatten(),
       L.Dense(128, activation="relu"), L.Dense(10)])
+
+
+def train_step(model, loss_fn, opt):
+  return keras_train_step(tf, model, loss_fn, opt)
+
+
+def w7_graph_step():
+  """A fresh W7 model's train step as a tf.function, and its (x, y) tensors."""
+  x, y = (tf.constant(a) for a in w7_data())
+  step = train_step(w7_model(), tf.keras.losses.SparseCategoricalCrossentropy(
+      from_logits=True), tf.keras.optimizers.Adam())
+  return tf.function(step), x, y
 
 
 # ------------------------------------------------------------- NumPy pieces
@@ -126,24 +138,17 @@ def w7_mnist_step(repeat):
   tf.random.set_seed(0)
   x, y = w7_data()
   model = w7_model()
-  loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-  opt = tf.keras.optimizers.Adam()
   xt, yt = tf.constant(x), tf.constant(y)
-
-  def train_step(x, y):
-    with tf.GradientTape() as tape:
-      loss = loss_fn(y, model(x, training=True))
-    grads = tape.gradient(loss, model.trainable_variables)
-    opt.apply_gradients(zip(grads, model.trainable_variables))
-    return loss
+  step = train_step(model, tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                    tf.keras.optimizers.Adam())
   params = [np.asarray(v) for v in model.trainable_variables]
   step_np = w7_numpy_step(x, y, params, _numpy_adam(params))
-  l_tl, l_np = float(train_step(xt, yt)), float(step_np())
+  l_tl, l_np = float(step(xt, yt)), float(step_np())
   assert abs(l_tl - l_np) < 1e-4, (l_tl, l_np)
   rep = max(5, repeat)
-  tl, npy = time_pair(lambda: train_step(xt, yt), step_np, rep, min_time=0.1)
+  tl, npy = time_pair(lambda: step(xt, yt), step_np, rep, min_time=0.1)
   yield ("W7 MNIST convnet step, eager", tl, npy, "ms", "-")
-  f = tf.function(train_step)
+  f = tf.function(step)
   f(xt, yt)
   tl, npy = time_pair(lambda: f(xt, yt), step_np, rep, min_time=0.1)
   yield ("W7 MNIST convnet step, tf.function", tl, npy, "ms", "<= TF graph")

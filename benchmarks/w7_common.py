@@ -1,5 +1,5 @@
-"""Inputs of W7 and the demo epoch, shared by workloads_w7.py and tf_reference.py (NumPy
-only, so real TensorFlow's script can use them)."""
+"""Inputs of W7 and the demo epoch and the Keras train step, shared by workloads_w7.py and
+tf_reference.py (no framework imported here: real TensorFlow's script uses it too)."""
 import numpy as np
 
 W7_BATCH = 32
@@ -20,3 +20,15 @@ def demo_data():
   x = rng.random((DEMO_N, 8, 8, 1), dtype=np.float32)
   y = rng.integers(0, 10, DEMO_N).astype(np.int32)
   return x, y
+
+
+def keras_train_step(tf, model, loss_fn, opt):
+  """The quickstart's train step in framework `tf`: forward under a GradientTape,
+  gradients, optimizer update; returns the loss."""
+  def step(x, y):
+    with tf.GradientTape() as tape:
+      loss = loss_fn(y, model(x, training=True))
+    grads = tape.gradient(loss, model.trainable_variables)
+    opt.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+  return step
