@@ -75,7 +75,10 @@ def start_neighbours(n, kind):
            for _ in range(n)]
   try:
     for proc in procs:
-      if proc.stdout.readline().strip() != "ready":
+      for line in proc.stdout:  # until its first step is done
+        if line.strip() == "ready":
+          break
+      else:
         raise RuntimeError(f"a busy neighbour did not start: {' '.join(cmd)}")
   except BaseException:
     for proc in procs:

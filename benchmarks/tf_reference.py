@@ -104,7 +104,7 @@ def main():
 
 def neighbour(tf):
   """The W7 step in a loop until killed (prints "ready" after its first step)."""
-  from w7_common import w7_data
+  from w7_common import keras_train_step, w7_data
   L = tf.keras.layers
   x, y = (tf.constant(a) for a in w7_data())
   model = tf.keras.Sequential([
