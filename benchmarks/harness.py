@@ -37,17 +37,22 @@ def time_pair(fn_tl, fn_np, repeat=15, min_time=0.05, warmup=2):
   return statistics.median(tl), statistics.median(npy)
 
 
-def time_one(fn, repeat=15, min_time=0.05, warmup=2):
-  for _ in range(warmup):
-    fn()
+def calls_per_sample(fn, min_time):
+  """How many calls of `fn` one sample needs to last >= min_time (a power of 2)."""
   n = 1
   while True:
     t = time.perf_counter()
     for _ in range(n):
       fn()
     if time.perf_counter() - t >= min_time or n >= 1 << 16:
-      break
+      return n
     n *= 2
+
+
+def time_one(fn, repeat=15, min_time=0.05, warmup=2):
+  for _ in range(warmup):
+    fn()
+  n = calls_per_sample(fn, min_time)
   out = []
   for _ in range(repeat):
     t = time.perf_counter()

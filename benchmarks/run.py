@@ -1,7 +1,12 @@
 """Runs the BENCHMARKS.md workloads: `python benchmarks/run.py [-k NAME] [--quick]`.
 
 Each line prints tensorlet's median, hand-written NumPy's median measured
-alternately in the same process, their ratio, and the target.
+alternately in the same process, their ratio, and the target. BLAS threads are the
+user's default (tensorlet's size and load policy decides per op) unless `--threads N`.
+`--busy-neighbours N` first starts N real training processes beside the benchmark (the
+W7 convnet step in a loop with the BLAS's default threads; `--neighbour tf` runs it in
+TensorFlow) and stops them at the end: `-k cliff --busy-neighbours 2` is the
+thread-cliff check (default threads vs one thread vs no policy, under load).
 """
 import argparse
 import os
@@ -19,13 +24,34 @@ def main():
   p.add_argument("-k", default="", help="only workloads whose name contains this")
   p.add_argument("--quick", action="store_true", help="fewer repeats")
   p.add_argument("--threads", default=None, help="BLAS threads for both sides")
+  p.add_argument("--busy-neighbours", type=int, default=0, metavar="N",
+                 help="start N busy training processes beside the benchmark")
+  p.add_argument("--neighbour", default="tensorlet", choices=["tensorlet", "tf"],
+                 help="what the neighbours run: tensorlet without its thread policy, or "
+                      "TensorFlow (TF_PYTHON, default /work/tfref/bin/python)")
   args = p.parse_args()
+  neighbours = start_neighbours(args.busy_neighbours, args.neighbour)  # their own threads
   if args.threads:
     for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
       os.environ[v] = args.threads
+  try:
+    run(args)
+  finally:
+    for proc in neighbours:
+      proc.kill()
+      proc.wait()
+
+
+def run(args):
   import workloads
+  from tensorlet.ops import _blas_threads
   repeat = 5 if args.quick else 15
-  print(f"{'workload':34s} {'tensorlet':>12s} {'numpy':>12s} {'ratio':>7s}  target")
+  threads = args.threads or f"default ({_blas_threads.default_threads()}, " \
+      f"policy {'on' if _blas_threads.policy_enabled() else 'off'})"
+  print(f"BLAS threads: {threads}; busy neighbours: {args.busy_neighbours}"
+        f"{' (' + args.neighbour + ')' if args.busy_neighbours else ''}; "
+        f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
+  print(f"{'workload':40s} {'tensorlet':>12s} {'numpy':>12s} {'ratio':>7s}  target")
   for name, fn in workloads.ALL + __import__("distributed").ALL:  # dist_*: MPI workers
     if args.k and args.k not in name:
       continue
@@ -35,11 +61,37 @@ def main():
     print(_fmt(*import_time()), flush=True)
 
 
+def start_neighbours(n, kind):
+  """n neighbour processes, each started and past its first (traced) step."""
+  here = os.path.dirname(os.path.abspath(__file__))
+  if kind == "tf":
+    env = dict(os.environ, TF_USE_LEGACY_KERAS="1", TF_CPP_MIN_LOG_LEVEL="3")
+    cmd = [os.environ.get("TF_PYTHON", "/work/tfref/bin/python"),
+           os.path.join(here, "tf_reference.py"), "--neighbour"]
+  else:
+    env = dict(os.environ)
+    cmd = [sys.executable, os.path.join(here, "neighbour.py")]
+  procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
+           for _ in range(n)]
+  try:
+    for proc in procs:
+      for line in proc.stdout:  # until its first step is done
+        if line.strip() == "ready":
+          break
+      else:
+        raise RuntimeError(f"a busy neighbour did not start: {' '.join(cmd)}")
+  except BaseException:
+    for proc in procs:
+      proc.kill()
+    raise
+  return procs
+
+
 def _fmt(name, tl, npy, unit, target):
   scale, u = (1e6, "us") if unit == "us" else (1e3, "ms")
   ratio = f"{tl / npy:6.2f}x" if npy else "     -"
   nps = f"{npy * scale:10.3f}{u}" if npy else f"{'-':>12s}"
-  return f"{name:34s} {tl * scale:10.3f}{u} {nps} {ratio}  {target}"
+  return f"{name:40s} {tl * scale:10.3f}{u} {nps} {ratio}  {target}"
 
 
 def import_time():

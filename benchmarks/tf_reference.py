@@ -1,11 +1,13 @@
-"""Real TensorFlow's time for the sequence training steps of workloads_seq.py (a
-`tf.function` train step with a GradientTape, Keras 2 layers, Adam). Run it with a
-TensorFlow install, never with tensorlet:
+"""Real TensorFlow's time for the training steps of workloads_seq.py and workloads_w7.py
+(a `tf.function` train step with a GradientTape, Keras 2 layers, Adam; W7 also eagerly)
+and for the demo's one-epoch fit (run_eagerly True and False). Run it with a TensorFlow
+install, never with tensorlet:
 
-  TF_USE_LEGACY_KERAS=1 python benchmarks/tf_reference.py [--threads 1]
+  TF_USE_LEGACY_KERAS=1 python benchmarks/tf_reference.py [--threads 1] [-k w7]
 
-and alternate it with `python benchmarks/run.py -k lstm` and `-k transformer` to compare on
-one machine.
+and alternate it with `python benchmarks/run.py -k w7` (`-k demo`, `-k lstm`, ...) to
+compare on one machine. `--neighbour` runs the W7 step in a loop until killed (a busy
+TF neighbour for run.py's `--busy-neighbours N --neighbour tf`).
 """
 import argparse
 import os
@@ -20,6 +22,8 @@ def main():
   p = argparse.ArgumentParser(description=__doc__)
   p.add_argument("--threads", type=int, default=None)
   p.add_argument("--repeat", type=int, default=15)
+  p.add_argument("-k", default="", help="only steps whose name contains this")
+  p.add_argument("--neighbour", action="store_true")
   args = p.parse_args()
   os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
   os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -28,21 +32,18 @@ def main():
     tf.config.threading.set_intra_op_parallelism_threads(args.threads)
     tf.config.threading.set_inter_op_parallelism_threads(args.threads)
   sys.path.insert(0, HERE)
+  from w7_common import keras_train_step
   from seq_data import (D_MODEL, EMB, FF, HEADS, STEPS, T_SEQ, UNITS, VOCAB, lstm_data,
                         transformer_data)
   L = tf.keras.layers
   adam = lambda: tf.keras.optimizers.Adam(1e-3, beta_1=0.9, beta_2=0.999, epsilon=1e-7)  # noqa
 
-  def bench(name, model, loss_fn, x, y):
+  def bench(name, model, loss_fn, x, y, eager=False):
     opt = adam()
 
-    @tf.function
-    def step(x, y):
-      with tf.GradientTape() as tape:
-        loss = loss_fn(y, model(x, training=True))
-      grads = tape.gradient(loss, model.trainable_variables)
-      opt.apply_gradients(zip(grads, model.trainable_variables))
-      return loss
+    step = keras_train_step(tf, model, loss_fn, opt)
+    if not eager:
+      step = tf.function(step)
     for _ in range(3):
       step(x, y)
     ts, cpu = [], []
@@ -52,22 +53,70 @@ def main():
       ts.append(time.perf_counter() - t)
       cpu.append(time.process_time() - c)
     # NOTE: CPU time (all threads) is the steadier figure on a shared, busy host.
-    print(f"TF {name}, tf.function {statistics.median(ts) * 1e3:10.3f}ms "
+    print(f"TF {name}, {'eager' if eager else 'tf.function'} {statistics.median(ts) * 1e3:10.3f}ms "
           f"(min {min(ts) * 1e3:.3f}ms, CPU {statistics.median(cpu) * 1e3:.3f}ms)", flush=True)
 
-  ids, y = lstm_data()
-  model = tf.keras.Sequential([L.Embedding(VOCAB, EMB), L.LSTM(UNITS), L.Dense(1)])
-  model.build((None, STEPS))
-  bench("LSTM text classifier step", model,
-        tf.keras.losses.BinaryCrossentropy(from_logits=True), tf.constant(ids),
-        tf.constant(y))
+  if args.neighbour:
+    return neighbour(tf)
+  from w7_common import demo_data, w7_data
+  if "w7" in args.k or not args.k:
+    x, y = w7_data()
+    model = tf.keras.Sequential([
+        tf.keras.Input((28, 28, 1)), L.Conv2D(32, 3, activation="relu"), L.Flatten(),
+        L.Dense(128, activation="relu"), L.Dense(10)])
+    loss = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    bench("W7 MNIST convnet step", model, loss, tf.constant(x), tf.constant(y))
+    bench("W7 MNIST convnet step", model, loss, tf.constant(x), tf.constant(y), eager=True)
+  if "demo" in args.k or not args.k:
+    x, y = demo_data()
+    for eager in (True, False):
+      model = tf.keras.Sequential([
+          tf.keras.Input(shape=(8, 8, 1)),
+          L.Conv2D(32, 3, padding="same", activation="relu"), L.MaxPooling2D(),
+          L.Conv2D(64, 3, padding="same", activation="relu"), L.Flatten(),
+          L.Dropout(0.25), L.Dense(10)])
+      model.compile(optimizer=tf.keras.optimizers.Adam(2e-3),
+                    loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                    metrics=["accuracy"], run_eagerly=eager)
+      model.fit(x, y, batch_size=32, epochs=1, verbose=0)
+      ts = []
+      for _ in range(max(3, args.repeat // 3)):
+        t = time.perf_counter()
+        model.fit(x, y, batch_size=32, epochs=1, verbose=0)
+        ts.append(time.perf_counter() - t)
+      print(f"TF demo fit epoch, {'eager (run_eagerly)' if eager else 'graph'} "
+            f"{statistics.median(ts) * 1e3:10.3f}ms (min {min(ts) * 1e3:.3f}ms)", flush=True)
+  if "lstm" in args.k or not args.k:
+    ids, y = lstm_data()
+    model = tf.keras.Sequential([L.Embedding(VOCAB, EMB), L.LSTM(UNITS), L.Dense(1)])
+    model.build((None, STEPS))
+    bench("LSTM text classifier step", model,
+          tf.keras.losses.BinaryCrossentropy(from_logits=True), tf.constant(ids),
+          tf.constant(y))
+  if "transformer" in args.k or not args.k:
+    x, y = transformer_data()
+    inp = tf.keras.Input((T_SEQ, D_MODEL))
+    x1 = L.LayerNormalization()(inp + L.MultiHeadAttention(HEADS, D_MODEL // HEADS)(inp, inp))
+    out = L.LayerNormalization()(x1 + L.Dense(D_MODEL)(L.Dense(FF, activation="relu")(x1)))
+    bench("Transformer block step", tf.keras.Model(inp, out), tf.keras.losses.MeanSquaredError(),
+          tf.constant(x), tf.constant(y))
 
-  x, y = transformer_data()
-  inp = tf.keras.Input((T_SEQ, D_MODEL))
-  x1 = L.LayerNormalization()(inp + L.MultiHeadAttention(HEADS, D_MODEL // HEADS)(inp, inp))
-  out = L.LayerNormalization()(x1 + L.Dense(D_MODEL)(L.Dense(FF, activation="relu")(x1)))
-  bench("Transformer block step", tf.keras.Model(inp, out), tf.keras.losses.MeanSquaredError(),
-        tf.constant(x), tf.constant(y))
+
+def neighbour(tf):
+  """The W7 step in a loop until killed (prints "ready" after its first step)."""
+  from w7_common import keras_train_step, w7_data
+  L = tf.keras.layers
+  x, y = (tf.constant(a) for a in w7_data())
+  model = tf.keras.Sequential([
+      tf.keras.Input((28, 28, 1)), L.Conv2D(32, 3, activation="relu"), L.Flatten(),
+      L.Dense(128, activation="relu"), L.Dense(10)])
+  step = tf.function(keras_train_step(
+      tf, model, tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+      tf.keras.optimizers.Adam()))
+  step(x, y)
+  print("ready", flush=True)
+  while True:
+    step(x, y)
 
 
 if __name__ == "__main__":

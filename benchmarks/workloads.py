@@ -365,15 +365,10 @@ def w4_keras(repeat):
   model(x)
   for var, p in zip(model.trainable_variables, params):
     var.assign(p)  # the same starting point as the NumPy floor
-  loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-  opt = tf.keras.optimizers.Adam(1e-3, beta_1=0.9, beta_2=0.999, epsilon=1e-7)
-
-  def train_batch(x, y):
-    with tf.GradientTape() as tape:
-      loss = loss_fn(y, model(x, training=True))
-    grads = tape.gradient(loss, model.trainable_variables)
-    opt.apply_gradients(zip(grads, model.trainable_variables))
-    return loss
+  from w7_common import keras_train_step
+  train_batch = keras_train_step(
+      tf, model, tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+      tf.keras.optimizers.Adam(1e-3, beta_1=0.9, beta_2=0.999, epsilon=1e-7))
   step_np = _w4_numpy(x, y, params, _numpy_adam([np.asarray(p) for p in params]))
   yield from _w4_rows("keras", train_batch, step_np, x, y, repeat, "<= 1.2x")
 
@@ -406,29 +401,6 @@ def w5_conv(repeat):
   layer.kernel.assign(w)
   tl, npy = time_pair(lambda: layer(x), conv_np, rep, min_time=0.1)
   yield ("W5 keras Conv2D, eager", tl, npy, "ms", "<= TF graph (38.8 ms there)")
-
-
-def demo_fit_epoch(repeat):
-  """One `fit` epoch of the demo's convnet on digits-shaped data, run_eagerly=True vs False.
-
-  The second column is the eager epoch here (not NumPy): the ratio is graph / eager."""
-  import os
-  import sys
-  sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "examples"))
-  import demo
-  rng = np.random.default_rng(0)
-  x = rng.random((1347, 8, 8, 1), dtype=np.float32)
-  y = rng.integers(0, 10, 1347).astype(np.int32)
-  models = {}
-  for eager in (True, False):
-    tf.random.set_seed(0)
-    models[eager] = demo.compiled(demo.make_model(), run_eagerly=eager)
-
-  def epoch(eager):
-    return lambda: models[eager].fit(x, y, batch_size=32, epochs=1, verbose=0)
-  rep = max(3, repeat // 3)
-  graph, eager = time_pair(epoch(False), epoch(True), rep, min_time=0.2, warmup=1)
-  yield ("demo fit epoch: graph vs eager", graph, eager, "ms", "graph faster than eager")
 
 
 def w3_tiny_ops_while(repeat):
@@ -466,10 +438,11 @@ ALL = [
     ("w4_keras", w4_keras),
     ("w2", w2_matmul_chain),
     ("w5", w5_conv),
-    ("demo_fit_epoch", demo_fit_epoch),
 ]
 ALL += __import__("workloads_seq").ALL  # LSTM and Transformer training steps
 ALL += __import__("workloads_conv").ALL  # convolution training kernels
+ALL += __import__("workloads_w7").ALL  # MNIST convnet step, demo fit epoch
+ALL += __import__("thread_cliff").ALL  # default vs one BLAS thread vs no policy
 
 from io_workloads import tfrecord_parse_example  # noqa: E402
 

@@ -85,15 +85,8 @@ def lstm_numpy_step(params, ids, y, update):
 
 
 def lstm_train_step(model, opt):
-  loss_fn = tf.keras.losses.BinaryCrossentropy(from_logits=True)
-
-  def train_step(x, y):
-    with tf.GradientTape() as tape:
-      loss = loss_fn(y, model(x, training=True))
-    grads = tape.gradient(loss, model.trainable_variables)
-    opt.apply_gradients(zip(grads, model.trainable_variables))
-    return loss
-  return train_step
+  from w7_common import keras_train_step
+  return keras_train_step(tf, model, tf.keras.losses.BinaryCrossentropy(from_logits=True), opt)
 
 
 def _adam():
@@ -229,15 +222,8 @@ def transformer_block(repeat):
   model = transformer_model()
   params = [np.asarray(v) for v in model.trainable_variables]
   step_np = transformer_numpy_step(params, x, y, _numpy_adam(params))
-  loss_fn = tf.keras.losses.MeanSquaredError()
-  opt = _adam()
-
-  def train_step(x, y):
-    with tf.GradientTape() as tape:
-      loss = loss_fn(y, model(x, training=True))
-    grads = tape.gradient(loss, model.trainable_variables)
-    opt.apply_gradients(zip(grads, model.trainable_variables))
-    return loss
+  from w7_common import keras_train_step
+  train_step = keras_train_step(tf, model, tf.keras.losses.MeanSquaredError(), _adam())
   yield from _rows("Transformer block step", train_step, step_np, tf.constant(x),
                    tf.constant(y), repeat)
 

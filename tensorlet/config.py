@@ -158,14 +158,15 @@ class experimental:  # noqa: N801 - TF's namespace
 
 
 class threading:  # noqa: N801 - TF's namespace
-  """Thread counts: intra-op threads are NumPy's BLAS threads (0: the system default).
+  """Thread counts: intra-op threads are NumPy's BLAS threads.
 
-  tensorlet runs independent ops one after another, so the inter-op count is
-  recorded for its getter but starts no threads.
+  0 (the default) lets tensorlet decide per op from its size and the load of the
+  machine (tensorlet/ops/_blas_threads.py); n > 0 gives every op n threads. tensorlet
+  runs independent ops one after another, so the inter-op count is recorded for its
+  getter but starts no threads.
   """
   _inter = 0
   _intra = 0
-  _limiter = None
 
   @staticmethod
   def set_inter_op_parallelism_threads(num_threads):
@@ -179,16 +180,13 @@ class threading:  # noqa: N801 - TF's namespace
   def set_intra_op_parallelism_threads(num_threads):
     n = _thread_count(num_threads)
     try:
-      import threadpoolctl
+      import threadpoolctl  # noqa: F401
     except ImportError:
       raise ImportError("tf.config.threading.set_intra_op_parallelism_threads sets NumPy's "
                         "BLAS threads through threadpoolctl: pip install "
                         "'tensorlet[threads]'") from None
-    if threading._limiter is not None:
-      threading._limiter.restore_original_limits()
-      threading._limiter = None
-    if n:
-      threading._limiter = threadpoolctl.threadpool_limits(limits=n, user_api="blas")
+    from tensorlet.ops import _blas_threads
+    _blas_threads.set_fixed(n)
     threading._intra = n
 
   @staticmethod

@@ -171,7 +171,7 @@ class _Emitter:
         self.line_node[len(lines)] = n
         _free(lines, ins, idx, names, last_use, sizes, producer, indent, keep=ins[target])
         continue
-      expr = od.expr(n.attrs) if callable(od.expr) else (od.expr if not n.attrs else None)
+      expr = od.expr(n.attrs, n) if callable(od.expr) else (od.expr if not n.attrs else None)
       if expr is not None:
         call = expr.format(*args, zero=zero)
       else:

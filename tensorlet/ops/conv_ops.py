@@ -19,6 +19,7 @@ from numpy.lib.stride_tricks import as_strided
 from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError, UnimplementedError
+from tensorlet.ops import _blas_threads as _bt
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
 from tensorlet.ops._common import FLOAT, REAL, _dims, as_int, as_sequence
@@ -328,6 +329,7 @@ def Conv2D(input, filter, **attrs):  # noqa: A002
         f"[Op:Conv2D]")
   if 0 in (input.shape[0], g.oh, g.ow):
     return np.zeros((input.shape[0], g.oh, g.ow, filter.shape[3]), input.dtype)
+  _bt.work(input.shape[0] * g.oh * g.ow * filter.size)
   return _conv_padded(g.padded(input), filter, g.oh, g.ow, g)
 
 
@@ -348,6 +350,7 @@ def Conv2DBackpropInput(input_sizes, filter, out_backprop, **attrs):  # noqa: A0
   g = _backprop_geom((n, h, w, c), kh, kw, out_backprop, attrs, "Conv2DBackpropInput")
   if 0 in (n, h, w, c):
     return np.zeros((n, h, w, c), out_backprop.dtype)
+  _bt.work(out_backprop.size // max(oc, 1) * filter.size)
   eh, ew = (kh - 1) * g.dh, (kw - 1) * g.dw
   (t, b), (lft, rgt) = g.pads[1], g.pads[2]
   dy = out_backprop
@@ -413,6 +416,7 @@ def Conv2DBackpropFilter(input, filter_sizes, out_backprop, **attrs):  # noqa: A
   g = _backprop_geom(input.shape, kh, kw, out_backprop, attrs, "Conv2DBackpropFilter")
   if 0 in out_backprop.shape[:3]:
     return np.zeros((kh, kw, c, oc), input.dtype)
+  _bt.work(out_backprop.size * kh * kw * c)
   n, h, w = input.shape[:3]
   hp, wp = h + sum(g.pads[1]), w + sum(g.pads[2])
   if (g.sh == g.sw == 1 and c > _CHANNEL_MAJOR_MAX_C and min(map(min, g.pads)) >= 0 and

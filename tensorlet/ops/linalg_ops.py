@@ -14,6 +14,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import invalid_argument
+from tensorlet.ops import _blas_threads as _bt
 from tensorlet.ops import array_ops, math_ops
 from tensorlet.ops._common import BOOL, NUMERIC, as_int, as_str, same_shape
 from tensorlet.ops.array_ops import eye, matrix_transpose  # noqa: F401 - tf.linalg re-exports
@@ -163,6 +164,8 @@ def _einsum_shape(inputs, attrs):
 def Einsum(*inputs, equation):
   big = builtins.sum(np.size(x) for x in inputs) > 4096
   # NOTE: optimize routes big contractions through BLAS; it costs ~50us on small ones.
+  if big and len(inputs) > 1:
+    _bt.einsum(equation, inputs)
   return np.einsum(equation, *inputs, optimize="greedy" if big and len(inputs) > 1 else False)
 
 

@@ -6,6 +6,7 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops
+from tensorlet.ops import _blas_threads as _bt
 from tensorlet.ops import composite_dispatch as dispatch
 from tensorlet.ops._common import (BOOL, FLOAT, FLOAT_C, INT, NUM_STR, NUMERIC, REAL,
                                    as_sequence, broadcast_bool, broadcast_shape,
@@ -467,10 +468,21 @@ def _matmul_kernel(a, b, *, transpose_a=False, transpose_b=False):
     a = a.swapaxes(-1, -2)
   if transpose_b:
     b = b.swapaxes(-1, -2)
+  _bt.matmul(a, b)
   return a @ b
 
 
-def _matmul_expr(attrs):
+def _matmul_expr(attrs, node=None):
+  """Graphs inline `a @ b` for products too small to want a BLAS thread decision
+  (known from static shapes); the others call the kernel, which decides."""
+  if node is not None:
+    sa, sb = (t.shape.as_list() if t.shape.rank is not None else [None] for t in node.inputs)
+    if None in sa or None in sb or len(sa) < 2 or len(sb) < 2:
+      return None
+    m, k = (sa[-1], sa[-2]) if attrs.get("transpose_a") else (sa[-2], sa[-1])
+    n = sb[-2] if attrs.get("transpose_b") else sb[-1]
+    if max(np.prod(sa, dtype=np.int64) * n, np.prod(sb, dtype=np.int64) * m) > _bt.FREE:
+      return None
   a = "{0}.T" if attrs.get("transpose_a") else "{0}"
   b = "{1}.T" if attrs.get("transpose_b") else "{1}"
   return f"{a} @ {b}"
