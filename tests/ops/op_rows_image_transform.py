@@ -102,9 +102,12 @@ case("image/projective_transform/identity", lambda x: image_projective_transform
 def _adjoint(t, hw, interp, mode):
   """The adjoint op on `dy`, against the image it maps back to (shape [2, 5, 6, 2])."""
   image = np.zeros((2, 5, 6, 2))
-  return lambda dy: execute(ImageProjectiveTransformV3Grad,
-                            [dy, tf.constant(image, dy.dtype), tf.constant(t, tf.float32)],
-                            {"interpolation": interp, "fill_mode": mode})
+  def adjoint(dy):
+    dy = tf.convert_to_tensor(dy)  # the raw op takes tensors (a Variable row reads it first)
+    return execute(ImageProjectiveTransformV3Grad,
+                   [dy, tf.constant(image, dy.dtype), tf.constant(t, tf.float32)],
+                   {"interpolation": interp, "fill_mode": mode})
+  return adjoint
 
 
 def _adjoint_ref(t, hw, interp, mode):
