@@ -6,6 +6,7 @@ from tensorlet.sparse.sparse_ops import (  # noqa: F401
     segment_sum, slice, sparse_dense_matmul, to_dense, to_indicator, transpose)
 from tensorlet.sparse.sparse_more_ops import (  # noqa: F401
     eye, map_values, reset_shape, softmax, split)
+from tensorlet.sparse.sparse_cross import cross, cross_hashed  # noqa: F401
 
 
 from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402

@@ -25,9 +25,8 @@ for row in _TF["strong"]:
        lambda x, k=row["key"], n=row["num_buckets"]: tf.strings.to_hash_bucket_strong(x, n, k),
        _const(row["values"]), fixed(_STRINGS), [s_], grad=False)
 
-# The hashed cross against a Python FingerprintCat64 chain over to_hash_bucket_fast's
-# fingerprints (TF's own values are in the Keras HashedCrossing fixture).
-from tensorlet.ops.string_hash_ops import hashed_cross  # noqa: E402
+# tf.sparse.cross_hashed of one value per row against a Python FingerprintCat64 chain
+# (TF's own values: test_sparse_cross_ops.py and the Keras HashedCrossing fixture).
 
 _M = (1 << 64) - 1
 
@@ -49,5 +48,6 @@ def _cross_ref(words, ints):
 
 _CROSS_WORDS = np.array([b"a", b"bc", b"", b"x" * 70], dtype=object)
 _CROSS_INTS = np.array([1, -5, 2 ** 40, 0], np.int64)
-case("hashed_cross", lambda w, i: hashed_cross([w, i], 1000003), _cross_ref,
+case("cross_hashed", lambda w, i: tf.sparse.cross_hashed(
+    [tf.reshape(w, [-1, 1]), tf.reshape(i, [-1, 1])], 1000003).values, _cross_ref,
      lambda rng, dtype: [_CROSS_WORDS, _CROSS_INTS], [s_], grad=False)

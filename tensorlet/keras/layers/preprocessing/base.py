@@ -224,10 +224,3 @@ class PreprocessingLayer(Layer):
       reset_state._tl_wrapped = True
       cls.reset_state = reset_state
 
-
-def ensure_tensor(x, dtype=None):
-  """A Tensor (or composite) of `x`, converting arrays and lists."""
-  if isinstance(x, Tensor) or _is_composite(x):
-    return x
-  from tensorlet.tensor import convert_to_tensor
-  return convert_to_tensor(x, dtype=dtype)

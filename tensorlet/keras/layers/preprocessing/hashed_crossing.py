@@ -1,10 +1,9 @@
 """HashedCrossing: the cross of several categorical features hashed into `num_bins`
-bins, bit-exact with Keras 2 (tf.sparse.cross_hashed's FingerprintCat64 chain)."""
+bins with tf.sparse.cross_hashed, as Keras 2."""
 import tensorlet as tf
 from tensorlet.keras import backend
 from tensorlet.keras.engine.base_layer import Layer
 from tensorlet.keras.layers.preprocessing import encoding
-from tensorlet.ops.string_hash_ops import hashed_cross
 from tensorlet.ragged.ragged_tensor import RaggedTensor
 from tensorlet.sparse.sparse_tensor import SparseTensor
 
@@ -38,8 +37,8 @@ class HashedCrossing(Layer):
     self._check_at_least_two_inputs(inputs)
     inputs = [encoding.ensure_tensor(x) for x in inputs]
     self._check_input_shape_and_type(inputs)
-    bins = hashed_cross([tf.reshape(x, [-1]) for x in inputs], self.num_bins)
-    bins = tf.reshape(bins, tf.shape(inputs[0]))
+    crossed = tf.sparse.cross_hashed([tf.reshape(x, [-1, 1]) for x in inputs], self.num_bins)
+    bins = tf.reshape(crossed.values, tf.shape(inputs[0]))  # one cross per row
     bins.set_shape(inputs[0].shape)
     return encoding.encode_categorical_inputs(bins, output_mode=self.output_mode,
                                               depth=self.num_bins, sparse=self.sparse,
