@@ -211,6 +211,15 @@ class DistributedDatasetsFromFunction:
       return nest.pack_sequence_as(parts[0], [PerReplica(v) for v in zip(*flat)])
     return DistributedIterator(step, self.element_spec)
 
+  def __tl_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names, opts):
+    if self._extended._num_local != 1:
+      raise NotImplementedError(
+          "AutoGraph's `for` over distribute_datasets_from_function's dataset with several "
+          "local replicas is not implemented in tensorlet: iterate it outside the "
+          "tf.function and pass each element in, or use experimental_distribute_dataset")
+    # One replica per worker: the worker's dataset is the replica's.
+    self._dataset.__tl_for_stmt__(extra_test, body, get_state, set_state, symbol_names, opts)
+
   @property
   def element_spec(self):
     return getattr(self._dataset, "element_spec", None)
