@@ -92,8 +92,17 @@ class InputOptions:
 
 def split_batch(t, n, first, count):
   """Pieces first..first+count-1 of `t` cut along axis 0 into n pieces of ceil(b / n)."""
+  from tensorlet.composite_tensor import CompositeTensor
   from tensorlet.ops import array_ops, math_ops
   from tensorlet.tensor import convert_to_tensor
+  if isinstance(t, CompositeTensor):
+    b = t.shape[0] if t.shape.rank else None
+    if b is None or not hasattr(t, "nrows"):
+      raise ValueError(f"experimental_distribute_dataset: cannot split a batch of "
+                       f"{type(t).__name__} across replicas (ragged batches with a known "
+                       f"number of rows can be split)")
+    per = -(-b // n)
+    return [t[min(i * per, b):min((i + 1) * per, b)] for i in range(first, first + count)]
   t = convert_to_tensor(t)
   if t.shape.rank == 0:
     raise ValueError("experimental_distribute_dataset: the dataset's elements must be "

@@ -138,3 +138,15 @@ def test_loops_over_datasets_from_function_in_tf_function(two_cpus, fake_workers
   two = tf.distribute.MirroredStrategy(two_cpus)
   with pytest.raises(NotImplementedError, match="several local replicas"):
     epoch(two.distribute_datasets_from_function(dataset_fn), two)
+
+
+def test_ragged_batches_split_by_rows(two_cpus):
+  s = tf.distribute.MirroredStrategy(two_cpus)
+  ds = tf.data.Dataset.from_tensor_slices(
+      tf.ragged.constant([[1, 2], [3], [4, 5, 6], [7]])).batch(4)
+  (b,) = list(s.experimental_distribute_dataset(ds))
+  assert [r.to_list() for r in s.experimental_local_results(b)] == [[[1, 2], [3]],
+                                                                    [[4, 5, 6], [7]]]
+  sparse = tf.data.Dataset.from_tensors(tf.sparse.SparseTensor([[0, 0]], [1.0], [2, 2]))
+  with pytest.raises(ValueError, match="cannot split a batch of SparseTensor"):
+    list(s.experimental_distribute_dataset(sparse))
