@@ -225,6 +225,15 @@ def _convert_with_hint(od, i, a, hint):
   except ValueError as e:
     arg = od.arg_names[i] if i < len(od.arg_names) else f"input #{i}"   # variadic ops
     raise ValueError(f"{e} (argument '{arg}' of {od.name})") from None
+  except TypeError:
+    if ctx.graph is None or isinstance(a, (list, tuple)):
+      raise
+    # NOTE: TF's wording while building a graph (op_def_library).
+    arg = od.arg_names[i] if i < len(od.arg_names) else f"input #{i}"
+    t = type(a).__name__
+    raise TypeError(f"Expected {hint.name} passed to parameter '{arg}' of op '{od.name}', got "
+                    f"{a!r} of type '{t}' instead. Error: Expected {hint.name}, but got {a!r} "
+                    f"of type '{t}'.") from None
 
 
 class EagerOp:

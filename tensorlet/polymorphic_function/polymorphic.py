@@ -197,7 +197,9 @@ class Function:
     fg = FuncGraph(self._name, outer_graph=ctx.graph)
     ftype = self._function_type.with_types(types)
     leaves = []
-    call_values = [t.placeholder_value(trace_type.PlaceholderContext(fg, p.name, leaves, v))
+    # NOTE: as TF, a named TensorSpec names its placeholder ("zz:0"), else the parameter.
+    call_values = [t.placeholder_value(trace_type.PlaceholderContext(
+                       fg, v.name if isinstance(v, TensorSpec) and v.name else p.name, leaves, v))
                    for p, t, v in zip(ftype.parameters, types, values)]
     try:
       actual = ftype.to_tensors(values)

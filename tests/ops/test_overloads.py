@@ -129,9 +129,11 @@ def test_traced_mixing():
   assert d.numpy().tolist() == [1.0, 1.5]
 
   # In graphs TF raises TypeError for both (the op's input check while building).
-  with pytest.raises(TypeError):
+  with pytest.raises(TypeError, match="Expected int32 passed to parameter 'y' of op 'Mul', "
+                     "got 2.5 of type 'float'"):
     tf.function(lambda x: tf.shape(x) * 2.5)(X)
-  with pytest.raises(TypeError):
+  with pytest.raises(TypeError, match="Input 'y' of 'AddV2' Op has type float32 that does not "
+                     "match type int32 of argument 'x'"):
     tf.function(lambda x: tf.size(x) + 0.5)(X)
 
 

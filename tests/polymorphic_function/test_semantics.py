@@ -644,3 +644,10 @@ def test_python_return_values_become_tensors_as_tf():
   assert out[6]["a"].dtype == tf.int32 and out[7].dtype == tf.float32
   one = tf.function(lambda: 1)()
   assert one.dtype == tf.int32 and type(one.numpy()) is np.int32
+
+
+def test_named_tensor_spec_names_its_placeholder():
+  h = tf.function(lambda x, y: x)
+  cf = h.get_concrete_function(tf.TensorSpec(None, tf.float32, name="zz"),
+                               tf.TensorSpec(None, tf.float32))
+  assert [t.name for t in cf.inputs] == ["zz:0", "y:0"]   # as TF 2.21
