@@ -34,6 +34,9 @@ FREE = 262144
 # multiply-adds each thread must get before a second one helps (measured on this
 # project's 2-core host: 2 threads gain 10% at 2e6, 35-45% from 6e6).
 WORK_PER_THREAD = 2_000_000
+# NOTE: a long, thin product (a filter gradient: 9x21632 @ 21632x32) splits badly:
+# it ran 1.22x slower on 2 threads than on 1 on an idle 2-core host.
+OUT_PER_THREAD = 1024
 SAMPLE_S = 0.25
 
 _set = None      # ctypes-backed setter of the BLAS libraries' thread count
@@ -103,8 +106,9 @@ def _sample(now):
   _last = (now, busy, mine)
 
 
-def work(mnk):
-  """Sets the thread count for a BLAS call of `mnk` multiply-adds (if it changes)."""
+def work(mnk, out=None):
+  """Sets the thread count for a BLAS call of `mnk` multiply-adds (if it changes);
+  `out`, the product's size where known, caps the count at one per OUT_PER_THREAD."""
   if mnk <= FREE:
     return
   if _enabled is None:
@@ -112,6 +116,8 @@ def work(mnk):
   if not _enabled:
     return
   want = mnk // WORK_PER_THREAD
+  if out is not None:
+    want = min(want, out // OUT_PER_THREAD)
   if want > 1:
     now = time.monotonic()
     if now >= _next_sample:
@@ -126,13 +132,14 @@ def work(mnk):
 def matmul(a, b):
   """Sets the thread count for `a @ b` (NumPy arrays, rank >= 2, batch dims broadcast)."""
   if a.size * b.shape[-1] > FREE or b.ndim > 2:
-    work(max(a.size * b.shape[-1], b.size * a.shape[-2]))
+    mnk = max(a.size * b.shape[-1], b.size * a.shape[-2])
+    work(mnk, mnk // a.shape[-1] if a.shape[-1] else 0)
 
 
 def gemm(m, n, k):
   """Sets the thread count for an (m x k) @ (k x n) product (or a batch: m includes it)."""
   if m * n * k > FREE:
-    work(m * n * k)
+    work(m * n * k, m * n)
 
 
 def _switch(n):

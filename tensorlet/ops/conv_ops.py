@@ -364,7 +364,7 @@ def Conv2DBackpropFilter(input, filter_sizes, out_backprop, **attrs):  # noqa: A
   g = _backprop_geom(input.shape, kh, kw, out_backprop, attrs, "Conv2DBackpropFilter")
   if 0 in out_backprop.shape[:3]:
     return np.zeros((kh, kw, c, oc), input.dtype)
-  _bt.work(out_backprop.size * kh * kw * c)
+  _bt.work(out_backprop.size * kh * kw * c, kh * kw * c * oc)
   return (g.cols(input).T @ out_backprop.reshape(-1, oc)).reshape(kh, kw, c, oc)
 
 
