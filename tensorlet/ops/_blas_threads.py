@@ -20,7 +20,9 @@ Kernels call `matmul(a, b)`, `gemm(m, n, k)` or `work(mnk)` once before their BL
 common case (the count wanted is the count set) is a multiplication and two
 comparisons; threadpoolctl's controller is built once, and the BLAS is told only
 when the count changes. Without threadpoolctl there is no policy (BLAS keeps its
-own threads) and no error.
+own threads) and no error; without /proc/stat (not Linux) the size rule alone decides.
+Counts set behind tensorlet's back (a user's own threadpoolctl limits) are not seen:
+the next switch overrides them; tf.config.threading is the way to fix a count.
 """
 import os
 import time
@@ -29,7 +31,7 @@ __all__ = ["gemm", "matmul", "einsum", "work", "set_fixed", "set_policy", "curre
            "default_threads", "policy_enabled"]
 
 # NOTE: OpenBLAS runs GEMMs of m*n*k <= 65536 * 4 on one thread by itself, so those
-# need no decision at all (and W1/W4-sized graphs pay nothing).
+# need no decision at all (and graphs of such products, as W1's, pay nothing).
 FREE = 262144
 # multiply-adds each thread must get before a second one helps (measured on this
 # project's 2-core host: 2 threads gain 10% at 2e6, 35-45% from 6e6).
