@@ -26,9 +26,11 @@ def main():
   p.add_argument("--threads", default=None, help="BLAS threads for both sides")
   p.add_argument("--busy-neighbours", type=int, default=0, metavar="N",
                  help="start N busy training processes beside the benchmark")
-  p.add_argument("--neighbour", default="tensorlet", choices=["tensorlet", "tf"],
-                 help="what the neighbours run: tensorlet without its thread policy, or "
-                      "TensorFlow (TF_PYTHON, default /work/tfref/bin/python)")
+  p.add_argument("--neighbour", default="tensorlet",
+                 choices=["tensorlet", "tensorlet-policy", "tf", "spin"],
+                 help="what the neighbours run: the W7 step in tensorlet without its thread "
+                      "policy (or with it), in TensorFlow (TF_PYTHON, default "
+                      "/work/tfref/bin/python), or a pure-Python busy loop")
   args = p.parse_args()
   neighbours = start_neighbours(args.busy_neighbours, args.neighbour)  # their own threads
   if args.threads:
@@ -68,9 +70,13 @@ def start_neighbours(n, kind):
     env = dict(os.environ, TF_USE_LEGACY_KERAS="1", TF_CPP_MIN_LOG_LEVEL="3")
     cmd = [os.environ.get("TF_PYTHON", "/work/tfref/bin/python"),
            os.path.join(here, "tf_reference.py"), "--neighbour"]
+  elif kind == "spin":
+    env = dict(os.environ)
+    cmd = [sys.executable, "-c", "print('ready', flush=True)\nwhile True: pass"]
   else:
     env = dict(os.environ)
-    cmd = [sys.executable, os.path.join(here, "neighbour.py")]
+    cmd = [sys.executable, os.path.join(here, "neighbour.py")] + (
+        ["--policy"] if kind == "tensorlet-policy" else [])
   procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
            for _ in range(n)]
   try:

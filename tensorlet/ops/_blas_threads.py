@@ -20,7 +20,9 @@ Kernels call `matmul(a, b)`, `gemm(m, n, k)` or `work(mnk)` once before their BL
 common case (the count wanted is the count set) is a multiplication and two
 comparisons; threadpoolctl's controller is built once, and the BLAS is told only
 when the count changes. Without threadpoolctl there is no policy (BLAS keeps its
-own threads) and no error.
+own threads) and no error; without /proc/stat (not Linux) the size rule alone decides.
+Counts set behind tensorlet's back (a user's own threadpoolctl limits) are not seen:
+the next switch overrides them; tf.config.threading is the way to fix a count.
 """
 import os
 import time
@@ -29,11 +31,14 @@ __all__ = ["gemm", "matmul", "einsum", "work", "set_fixed", "set_policy", "curre
            "default_threads", "policy_enabled"]
 
 # NOTE: OpenBLAS runs GEMMs of m*n*k <= 65536 * 4 on one thread by itself, so those
-# need no decision at all (and W1/W4-sized graphs pay nothing).
+# need no decision at all (and graphs of such products, as W1's, pay nothing).
 FREE = 262144
 # multiply-adds each thread must get before a second one helps (measured on this
 # project's 2-core host: 2 threads gain 10% at 2e6, 35-45% from 6e6).
 WORK_PER_THREAD = 2_000_000
+# NOTE: a long, thin product (a filter gradient: 9x21632 @ 21632x32) splits badly:
+# it ran 1.22x slower on 2 threads than on 1 on an idle 2-core host.
+OUT_PER_THREAD = 1024
 SAMPLE_S = 0.25
 
 _set = None      # ctypes-backed setter of the BLAS libraries' thread count
@@ -103,8 +108,9 @@ def _sample(now):
   _last = (now, busy, mine)
 
 
-def work(mnk):
-  """Sets the thread count for a BLAS call of `mnk` multiply-adds (if it changes)."""
+def work(mnk, out=None):
+  """Sets the thread count for a BLAS call of `mnk` multiply-adds (if it changes);
+  `out`, the product's size where known, caps the count at one per OUT_PER_THREAD."""
   if mnk <= FREE:
     return
   if _enabled is None:
@@ -112,6 +118,8 @@ def work(mnk):
   if not _enabled:
     return
   want = mnk // WORK_PER_THREAD
+  if out is not None:
+    want = min(want, out // OUT_PER_THREAD)
   if want > 1:
     now = time.monotonic()
     if now >= _next_sample:
@@ -126,13 +134,14 @@ def work(mnk):
 def matmul(a, b):
   """Sets the thread count for `a @ b` (NumPy arrays, rank >= 2, batch dims broadcast)."""
   if a.size * b.shape[-1] > FREE or b.ndim > 2:
-    work(max(a.size * b.shape[-1], b.size * a.shape[-2]))
+    mnk = max(a.size * b.shape[-1], b.size * a.shape[-2])
+    work(mnk, mnk // a.shape[-1] if a.shape[-1] else 0)
 
 
 def gemm(m, n, k):
   """Sets the thread count for an (m x k) @ (k x n) product (or a batch: m includes it)."""
   if m * n * k > FREE:
-    work(m * n * k)
+    work(m * n * k, m * n)
 
 
 def _switch(n):

@@ -416,7 +416,7 @@ def Conv2DBackpropFilter(input, filter_sizes, out_backprop, **attrs):  # noqa: A
   g = _backprop_geom(input.shape, kh, kw, out_backprop, attrs, "Conv2DBackpropFilter")
   if 0 in out_backprop.shape[:3]:
     return np.zeros((kh, kw, c, oc), input.dtype)
-  _bt.work(out_backprop.size * kh * kw * c)
+  _bt.work(out_backprop.size * kh * kw * c, kh * kw * c * oc)
   n, h, w = input.shape[:3]
   hp, wp = h + sum(g.pads[1]), w + sum(g.pads[2])
   if (g.sh == g.sw == 1 and c > _CHANNEL_MAJOR_MAX_C and min(map(min, g.pads)) >= 0 and

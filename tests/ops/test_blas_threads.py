@@ -57,6 +57,8 @@ def test_large_gemms_use_the_idle_cores(monkeypatch):
   assert f.calls == [1, 4]
   bt.gemm(400, 400, 40)  # 6.4e6: three threads' worth of work
   assert f.calls == [1, 4, 3]
+  bt.gemm(9, 32, 21632)  # as much work, but a 9x32 product: it does not split well
+  assert f.calls == [1, 4, 3, 1]
 
 
 def test_busy_neighbours_take_threads_away(monkeypatch):
@@ -102,7 +104,7 @@ def test_policy_off_restores_the_default(monkeypatch):
 
 def test_einsum_work_counts_every_label(monkeypatch):
   seen = []
-  monkeypatch.setattr(bt, "work", seen.append)
+  monkeypatch.setattr(bt, "work", lambda mnk, out=None: seen.append(mnk))
   a, b = np.zeros((8, 30, 40)), np.zeros((8, 40, 50))
   bt.einsum("bij,bjk->bik", [a, b])
   bt.einsum("...ij,...jk", [a, b])
@@ -124,7 +126,7 @@ def test_without_threadpoolctl_no_policy_and_no_error(monkeypatch):
 
 def test_kernels_call_the_policy(monkeypatch):
   seen = []
-  monkeypatch.setattr(bt, "work", seen.append)
+  monkeypatch.setattr(bt, "work", lambda mnk, out=None: seen.append(mnk))
   rng = np.random.RandomState(0)
   a, b = rng.rand(3, 70, 80).astype(np.float32), rng.rand(3, 80, 90).astype(np.float32)
   np.testing.assert_allclose(tf.matmul(a, b).numpy(), a @ b, rtol=1e-5)
