@@ -440,6 +440,17 @@ def test_config_keys_as_keras():
     (lambda: L.Resizing(2, 2, interpolation="linear"), NotImplementedError, "interpolation"),
     (lambda: L.RandomFlip()({"images": np.ones((1, 2, 2, 1))}), ValueError, "dict"),
     (lambda: L.RandomBrightness(0.1)(np.ones((2, 2))), ValueError, "rank 3 or 4"),
+    # bad inputs: the error types real Keras 2 raises
+    (lambda: L.CenterCrop(0, 2)(np.ones((1, 4, 4, 1))), ValueError, "target_height"),
+    (lambda: L.RandomFlip()(np.ones((2, 2))), ValueError, "rank 3"),
+    (lambda: L.RandomRotation(0.1)(np.ones((2, 2))), tf.errors.InvalidArgumentError, "rank 3"),
+    (lambda: L.RandomZoom(0.1)(np.ones((1, 2, 2, 2, 1))), tf.errors.InvalidArgumentError,
+     "rank 3"),
+    (lambda: L.RandomHeight(0.1)(np.ones((2, 2))), tf.errors.InvalidArgumentError, "rank 3"),
+    (lambda: L.RandomCrop(1, 1)(np.ones((2, 2))), tf.errors.InvalidArgumentError, "rank 3"),
+    (lambda: L.RandomContrast(0.1)(np.ones((2, 2))), tf.errors.InvalidArgumentError, ""),
+    (lambda: L.Resizing(-1, 2)(np.ones((1, 4, 4, 1))), tf.errors.InvalidArgumentError, ""),
+    (lambda: L.Resizing(2, 2)(np.ones((2, 2))), ValueError, "dimensions"),
 ])
 def test_bad_arguments(make, err, msg):
   with pytest.raises(err, match=msg):

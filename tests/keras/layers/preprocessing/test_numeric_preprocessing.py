@@ -310,6 +310,8 @@ def test_discretization_config_round_trip():
     (lambda: L.Discretization(num_bins=2, bin_boundaries=[0.0]), ValueError, "Both"),
     (lambda: L.Discretization(bin_boundaries=[0.0]).adapt(np.ones(4)), ValueError,
      "Cannot adapt"),
+    (lambda: L.Discretization(bin_boundaries=[0.0])(np.array(["a"])),
+     tf.errors.InvalidArgumentError, "numbers"),
     (lambda: L.Discretization(bin_boundaries=[0.0], output_mode="multi_hot")(
         np.ones((1, 2, 2))), ValueError, "maximum supported output rank is 2"),
 ])
