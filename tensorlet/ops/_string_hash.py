@@ -199,3 +199,15 @@ def fingerprint64(strings):
 def siphash(strings, key):
   """SipHash-2-4 with the 128-bit `key` (two uint64 words) of each bytes object."""
   return _by_length(strings, lambda b, n: _sip_group(b, n, key))
+
+
+_KMUL = _U(0xc6a4a7935bd1e995)
+
+
+def fingerprint_cat64(fp1, fp2):
+  """TF's FingerprintCat64: combines two 64-bit fingerprints (arrays of uint64)."""
+  r = fp1 ^ _KMUL
+  r = r ^ (_shift_mix(fp2 * _KMUL) * _KMUL)
+  r = r * _KMUL
+  r = _shift_mix(r) * _KMUL
+  return _shift_mix(r)

@@ -62,3 +62,4 @@ def to_hash_bucket_strong(input, num_buckets, key, name=None):  # noqa: A002
     raise invalid_argument("StringToHashBucketStrong", "Key must have 2 elements")
   key = tuple(as_int(k, "StringToHashBucketStrong", "key", wide=True) % 2 ** 64 for k in key)
   return execute(StringToHashBucketStrong, [x], {"num_buckets": n, "key": key})
+

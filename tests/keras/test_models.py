@@ -242,3 +242,15 @@ def test_sequential_starting_from_input_and_pop():
   assert m.output_shape == (None, 2) and len(m.layers) == 2
   m.pop()
   assert m.output_shape == (None, 4)
+
+
+def test_functional_inputs_fed_by_name_and_conformed_as_keras2():
+  """A dict feeds a model built on a list of Inputs by their names; a missing or extra
+  trailing dimension of 1 is added or dropped (Keras 2's _conform_to_reference_input)."""
+  a = tf.keras.Input((1,), name="a")
+  b = tf.keras.Input((2,), name="b", dtype="int64")
+  model = tf.keras.Model([a, b], tf.keras.layers.Concatenate()([a, tf.cast(b, "float32")]))
+  out = model({"b": np.array([[3, 4]]), "a": np.array([1.0]), "extra": np.zeros(1)})
+  np.testing.assert_array_equal(out.numpy(), [[1.0, 3.0, 4.0]])
+  out = model([np.array([[[2.0]]]).reshape(1, 1), np.array([[[5], [6]]]).reshape(1, 2, 1)])
+  np.testing.assert_array_equal(out.numpy(), [[2.0, 5.0, 6.0]])

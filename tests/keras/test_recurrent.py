@@ -452,7 +452,7 @@ def test_bad_arguments_and_inputs_raise_keras_errors():
     L.TimeDistributed(3)
   with pytest.raises(ValueError, match="at least 3 dimensions"):
     L.TimeDistributed(L.Dense(2))(np.ones((2, 3), np.float32))
-  with pytest.raises(NotImplementedError, match="constants"):
+  with pytest.raises(ValueError, match="does not support constants"):
     L.RNN(L.LSTMCell(2))(np.ones((2, 3, 1), np.float32), constants=[np.ones((2, 1))])
   assert L.LSTM(2, dropout=3.0).dropout == 1.0  # Keras 2 clips rates
 

@@ -70,8 +70,6 @@ def test_model_to_dot_and_plot_model_dot_svg(tmp_path):
   assert svg.startswith("<svg") and svg.count("<rect") == 9 and "Concatenate" in svg
   with pytest.raises(ValueError, match="rankdir"):
     tf.keras.utils.model_to_dot(model, rankdir="XY")
-  with pytest.raises(NotImplementedError, match="expand_nested"):
-    tf.keras.utils.plot_model(model, str(tmp_path / "n.svg"), expand_nested=True)
   with pytest.raises(ValueError, match=".png, .svg"):
     tf.keras.utils.plot_model(model, str(tmp_path / "m.jpg"))
   seq = tf.keras.Sequential([L.Dense(2, input_shape=(3,)), L.Dense(1)])
@@ -97,3 +95,29 @@ def test_plot_model_png_with_pillow_and_clear_error_without(tmp_path, monkeypatc
   with pytest.raises(ImportError, match="Graphviz .* or Pillow"):
     tf.keras.utils.plot_model(model, str(tmp_path / "x.png"))
   assert not (tmp_path / "x.png").exists()
+
+
+def test_expand_nested_draws_the_layers_of_nested_models(tmp_path):
+  inner_in = L.Input((4,), name="inner_in")
+  hidden = L.Dense(3, name="inner_hidden")(inner_in)
+  inner = tf.keras.Model(inner_in, L.Dense(2, name="inner_dense")(hidden), name="inner")
+  seq = tf.keras.Sequential([L.Dense(5, name="s1"), L.Dense(2, name="s2")], name="seq")
+  seq.build((None, 4))
+  x = L.Input((4,), name="x")
+  y = L.Concatenate(name="cat")([inner(x), seq(x)])
+  model = tf.keras.Model(x, L.Dense(1, name="out")(y), name="outer")
+  flat = tf.keras.utils.model_to_dot(model)
+  assert '"x" -> "inner"' in flat and "inner_hidden" not in flat
+  dot = tf.keras.utils.model_to_dot(model, expand_nested=True)
+  # The nested models' layers take their boxes' places, wired through their ends.
+  for edge in ['"x" -> "inner_in"', '"inner_in" -> "inner_hidden"',
+               '"inner_hidden" -> "inner_dense"', '"inner_dense" -> "cat"', '"x" -> "s1"',
+               '"s1" -> "s2"', '"s2" -> "cat"', '"cat" -> "out"']:
+    assert edge in dot
+  assert '"x" -> "inner"' not in dot and dot.count("->") == 8
+  assert 'subgraph "cluster_inner"' in dot and 'subgraph "cluster_seq"' in dot
+  tf.keras.utils.plot_model(model, str(tmp_path / "n.svg"), expand_nested=True)
+  svg = (tmp_path / "n.svg").read_text()
+  assert svg.count("<rect") == 8 and "inner_hidden" in svg
+  tf.keras.utils.plot_model(model, str(tmp_path / "n.png"), expand_nested=True)
+  assert (tmp_path / "n.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

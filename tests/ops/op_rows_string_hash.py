@@ -24,3 +24,30 @@ for row in _TF["strong"]:
   case(f"to_hash_bucket_strong/{row['key']}/{row['num_buckets']}",
        lambda x, k=row["key"], n=row["num_buckets"]: tf.strings.to_hash_bucket_strong(x, n, k),
        _const(row["values"]), fixed(_STRINGS), [s_], grad=False)
+
+# tf.sparse.cross_hashed of one value per row against a Python FingerprintCat64 chain
+# (TF's own values: test_sparse_cross_ops.py and the Keras HashedCrossing fixture).
+
+_M = (1 << 64) - 1
+
+
+def _cat64(a, b):
+  mul = 0xc6a4a7935bd1e995
+  mix = lambda v: v ^ (v >> 47)  # noqa: E731
+  r = (a ^ mul) & _M
+  r ^= (mix((b * mul) & _M) * mul) & _M
+  r = (r * mul) & _M
+  return mix((mix(r) * mul) & _M)
+
+
+def _cross_ref(words, ints):
+  from tensorlet.ops._string_hash import fingerprint64
+  return np.array([_cat64(_cat64(0xDECAFCAFFE, int(f)), int(i) & _M) % 1000003
+                   for f, i in zip(fingerprint64(words).tolist(), ints.tolist())], np.int64)
+
+
+_CROSS_WORDS = np.array([b"a", b"bc", b"", b"x" * 70], dtype=object)
+_CROSS_INTS = np.array([1, -5, 2 ** 40, 0], np.int64)
+case("cross_hashed", lambda w, i: tf.sparse.cross_hashed(
+    [tf.reshape(w, [-1, 1]), tf.reshape(i, [-1, 1])], 1000003).values, _cross_ref,
+     lambda rng, dtype: [_CROSS_WORDS, _CROSS_INTS], [s_], grad=False)

@@ -37,12 +37,21 @@ def _nodes_between(inputs, outputs):
   return order
 
 
-def _conform(value, dtype):
-  """`value` cast to its Input's dtype when both are numbers of different dtypes."""
-  vd = getattr(value, "dtype", None)
-  if vd is None or vd == dtype or not isinstance(value, Tensor):
+def _conform(value, ref):
+  """`value` fitted to its Input `ref` as Keras 2 does: a trailing dimension of 1 added or
+  dropped when the ranks differ by one that way; numbers cast to the Input's dtype."""
+  if not isinstance(value, Tensor):
     return value
-  if (vd.is_floating or vd.is_integer) and (dtype.is_floating or dtype.is_integer):
+  rank, want = value.shape.rank, ref.shape.rank
+  if rank is not None and want is not None:
+    from tensorlet.ops import array_ops
+    if rank == want + 1 and value.shape[-1] == 1:
+      value = array_ops.squeeze(value, axis=[-1])
+    elif rank == want - 1 and ref.shape[-1] == 1:
+      value = array_ops.expand_dims(value, -1)
+  vd, dtype = value.dtype, ref.dtype
+  if vd != dtype and (vd.is_floating or vd.is_integer) and \
+      (dtype.is_floating or dtype.is_integer):
     from tensorlet.ops import math_ops
     return math_ops.cast(value, dtype)
   return value
@@ -146,11 +155,15 @@ class Functional(Model):
     return shapes[0] if len(shapes) == 1 else shapes
 
   def call(self, inputs, training=None, mask=None):
+    if isinstance(inputs, dict) and not isinstance(self._tl_in_struct, dict) and \
+        all(n in inputs for n in self.input_names):
+      # As Keras 2: a dict feeds a model built on a list of Inputs by the Inputs' names.
+      inputs = [inputs[n] for n in self.input_names]
     flat = nest.flatten(inputs)
     if len(flat) != len(self._tl_inputs):
       raise ValueError(f"Layer \"{self.name}\" expects {len(self._tl_inputs)} input(s), but "
                        f"it received {len(flat)} input tensors.")
-    values = {id(t): _conform(v, t.dtype) for t, v in zip(self._tl_inputs, flat)}
+    values = {id(t): _conform(v, t) for t, v in zip(self._tl_inputs, flat)}
     for node in self._tl_nodes:
       pick = lambda v: values[id(v)] if isinstance(v, KerasTensor) else v  # noqa: E731
       args = nest.map_structure(pick, node.args)

@@ -49,13 +49,14 @@ from tensorlet.keras.layers.pooling import (AveragePooling2D, AvgPool2D, GlobalA
                                             GlobalAvgPool2D, GlobalMaxPool2D,
                                             GlobalMaxPooling2D, MaxPool2D, MaxPooling2D)
 from tensorlet.keras.layers import experimental  # noqa: F401
+from tensorlet.keras.layers.preprocessing import (CategoryEncoding, HashedCrossing,  # noqa: F401,E501
+                                                  Hashing, IntegerLookup, StringLookup,
+                                                  TextVectorization)
 from tensorlet.keras.layers.preprocessing.normalization import Normalization  # noqa: F401
 from tensorlet.keras.layers.preprocessing.discretization import Discretization  # noqa: F401
 from tensorlet.keras.layers.preprocessing.image_preprocessing import (  # noqa: F401
     CenterCrop, RandomBrightness, RandomContrast, RandomCrop, RandomFlip, RandomHeight,
     RandomRotation, RandomTranslation, RandomWidth, RandomZoom, Rescaling, Resizing)
-from tensorlet.keras.layers.preprocessing import (CategoryEncoding, Hashing,  # noqa: F401
-                                                  IntegerLookup, StringLookup)
 
 
 

@@ -31,7 +31,10 @@ def deserialize_layer(config, custom_objects=None):
   if not isinstance(config, dict) or "class_name" not in config:
     raise ValueError(f"Could not interpret serialized layer: {config!r}")
   name = config["class_name"]
-  cls = (custom_objects or {}).get(name)
+  from tensorlet.keras.saving import object_registration
+  cls = object_registration.get_registered_object(config.get("registered_name") or name,
+                                                  custom_objects) or \
+      object_registration.get_registered_object(name, custom_objects)
   if cls is None:
     from tensorlet.keras import layers
     cls = getattr(layers, name, None)
@@ -57,7 +60,12 @@ def split_initial_state(args, kwargs):
 
 
 def serialize_layer(layer):
-  return {"class_name": type(layer).__name__, "config": layer.get_config()}
+  from tensorlet.keras.saving import object_registration
+  out = {"class_name": type(layer).__name__, "config": layer.get_config()}
+  registered = object_registration.get_registered_name(type(layer))
+  if registered != out["class_name"]:
+    out["registered_name"] = registered
+  return out
 
 
 def _sizes(state_size):
@@ -91,6 +99,34 @@ def zero_states(cell, batch_size, dtype):
     st = get(inputs=None, batch_size=batch_size, dtype=dtype)
     return list(st) if isinstance(st, (list, tuple)) else [st]
   return [batch_zeros(batch_size, _dims(s), dtype) for s in _sizes(cell.state_size)]
+
+
+def _takes_constants(cell):
+  import inspect
+  try:
+    params = inspect.signature(cell.call).parameters
+  except (TypeError, ValueError):
+    return False
+  return "constants" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def _draw_dropout_masks(cell, x0, training):
+  """Draws the dropout masks of the built-in cells (alone or stacked) once for a run
+  over a sequence: every time step uses the same masks, as in Keras. Returns the cells
+  whose masks were set (to clear after the run)."""
+  cells = cell.cells if isinstance(cell, StackedRNNCells) else [cell]
+  batch = x0.shape[0] if x0.shape[0] is not None else _a.shape(x0)[0]
+  like, drawn = x0, []
+  for c in cells:
+    draw = getattr(c, "_tl_dropout_masks", None)
+    if draw is not None and (c.dropout or c.recurrent_dropout):
+      c._tl_masks = None
+      c._tl_masks = draw(like, batch_zeros(batch, [c.units], x0.dtype), training)
+      drawn.append(c)
+    out = getattr(c, "output_size", None)
+    like = batch_zeros(batch, _dims(out if out is not None else _sizes(c.state_size)[0]),
+                       x0.dtype)
+  return drawn
 
 
 def _default(fn):
@@ -138,13 +174,15 @@ class StackedRNNCells(Layer):
       shape = TensorShape([shape[0]] + _dims(out))
     self.built = True
 
-  def call(self, inputs, states, training=None, **kwargs):
+  def call(self, inputs, states, constants=None, training=None, **kwargs):
     states = list(states)
     new_all = []
     for cell in self.cells:
       n = len(_sizes(cell.state_size))
       mine, states = states[:n], states[n:]
-      inputs, new = cell(inputs, mine, training=training)
+      extra = {"constants": constants} if constants is not None and \
+          _takes_constants(cell) else {}
+      inputs, new = cell(inputs, mine, training=training, **extra)
       new_all.extend(new if isinstance(new, (list, tuple)) else [new])
     return inputs, new_all
 
@@ -180,6 +218,7 @@ class RNN(Layer):
       raise ValueError(f"The RNN cell should have a `state_size` attribute (tuple of integers, "
                        f"one integer per RNN state). Received: cell={cell}")
     self.zero_output_for_mask = kwargs.pop("zero_output_for_mask", False)
+    self._num_constants = kwargs.pop("num_constants", 0) or 0
     if "input_shape" not in kwargs and ("input_dim" in kwargs or "input_length" in kwargs):
       kwargs["input_shape"] = (kwargs.pop("input_length", None), kwargs.pop("input_dim", None))
     kwargs.pop("input_length", None)
@@ -279,12 +318,26 @@ class RNN(Layer):
     return out
 
   def __call__(self, *args, **kwargs):
+    constants = kwargs.get("constants")
+    if constants is not None:
+      constants = list(constants) if isinstance(constants, (list, tuple)) else [constants]
+      kwargs["constants"] = constants
+      self._num_constants = len(constants)
+    elif self._num_constants and args and isinstance(args[0], (list, tuple)):
+      # Keras' list form `layer([x, *initial_states, *constants])` of saved models.
+      x = list(args[0])
+      kwargs["constants"] = x[-self._num_constants:]
+      args = ((x[:-self._num_constants] if len(x) > self._num_constants + 1
+               else x[0]),) + args[1:]
     return super().__call__(*split_initial_state(args, kwargs), **kwargs)
 
   def call(self, inputs, mask=None, training=None, initial_state=None, constants=None):
     if constants is not None:
-      raise NotImplementedError("RNN `constants` (cells with constant inputs) are not "
-                                "supported by tensorlet yet.")
+      constants = [convert_to_tensor(c) if not isinstance(c, Tensor) else c
+                   for c in nest.flatten(constants)]
+      if not _takes_constants(self.cell):
+        raise ValueError(f"RNN cell {self.cell} does not support constants. "
+                         f"Received: constants={constants}")
     if isinstance(mask, (list, tuple)):
       mask = mask[0]
     n_states = len(_sizes(self.cell.state_size))
@@ -301,7 +354,7 @@ class RNN(Layer):
       initial_state = [v.value() for v in self._tl_state_vars]
     else:
       initial_state = self.get_initial_state(inputs)
-    last, seq, states = self._tl_run(inputs, initial_state, mask, training)
+    last, seq, states = self._tl_run(inputs, initial_state, mask, training, constants)
     if self.stateful:
       for v, s in zip(self._tl_state_vars, states):
         v.assign(s)
@@ -313,7 +366,7 @@ class RNN(Layer):
     return out
 
   # ----------------------------------------------------------------- the loop
-  def _tl_run(self, inputs, states, mask, training):
+  def _tl_run(self, inputs, states, mask, training, constants=None):
     """(last output, outputs stacked over time or None, final states)."""
     xt = inputs if self.time_major else _a.transpose(
         inputs, [1, 0] + list(range(2, inputs.shape.rank)))
@@ -329,15 +382,25 @@ class RNN(Layer):
         mask = _a.reverse(mask, [0])
     seq_step = getattr(self.cell, "_tl_sequence_step", None)
     cell = self.cell
-    if seq_step is not None:
+    drawn = []
+    if seq_step is not None and constants is None:
       xt, step = seq_step(xt, training)
     else:
+      seq_step = None
+      extra = {"constants": constants} if constants is not None else {}
+      if xt.shape[0] != 0:
+        drawn = _draw_dropout_masks(cell, xt[0], training)
+
       def step(x_t, st):
-        out, new = cell(x_t, st, training=training)
+        out, new = cell(x_t, st, training=training, **extra)
         return out, (list(new) if isinstance(new, (list, tuple)) else [new])
-    return _time_loop(step, xt, list(states), mask, self.return_sequences,
-                      self.unroll, self.zero_output_for_mask, self._tl_out_zeros(states),
-                      out_is_state=seq_step is not None)
+    try:
+      return _time_loop(step, xt, list(states), mask, self.return_sequences,
+                        self.unroll, self.zero_output_for_mask, self._tl_out_zeros(states),
+                        out_is_state=seq_step is not None)
+    finally:
+      for c in drawn:
+        c._tl_masks = None
 
   def _tl_out_zeros(self, states):
     size = getattr(self.cell, "output_size", None)
@@ -376,6 +439,8 @@ class RNN(Layer):
                    "time_major": self.time_major})
     if self.zero_output_for_mask:
       config["zero_output_for_mask"] = True
+    if self._num_constants:
+      config["num_constants"] = self._num_constants
     if type(self) is RNN:
       config["cell"] = serialize_layer(self.cell)
     return config

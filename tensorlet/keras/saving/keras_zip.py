@@ -106,6 +106,12 @@ def write_weights(model, h5file, include_optimizer=True):
     group = h5file.require_group(_join(path, "vars"))
     if isinstance(obj, Optimizer) and not include_optimizer:
       return
+    if hasattr(obj, "save_own_variables"):  # a layer that names its own state
+      store = {}
+      obj.save_own_variables(store)
+      for key, value in store.items():
+        group.create_dataset(key, data=np.asarray(value))
+      return
     for i, v in enumerate(_own_variables(obj)):
       group.create_dataset(str(i), data=np.asarray(v.numpy()))
   _walk(model, "", visit, set())
@@ -147,10 +153,14 @@ def read_weights(model, h5file, skip_mismatch=False, include_optimizer=True):
   first assignment, so a mismatch leaves the model as it was."""
   from tensorlet.keras.optimizers.optimizer import Optimizer
   pairs = []
+  custom = []
 
   def visit(obj, path):
     own = _own_variables(obj)
     group = h5file.get(_join(path, "vars"))
+    if hasattr(obj, "load_own_variables"):
+      custom.append((obj, {} if group is None else {k: group[k][()] for k in group}))
+      return
     values = [] if group is None else [group[str(i)][()] for i in range(len(group))
                                       if str(i) in group]
     if isinstance(obj, Optimizer):
@@ -185,6 +195,46 @@ def read_weights(model, h5file, skip_mismatch=False, include_optimizer=True):
   _walk(model, "", visit, set())
   for v, value in pairs:
     v.assign(np.asarray(value).astype(v.dtype.as_numpy_dtype, copy=False))
+  for obj, store in custom:
+    obj.load_own_variables(store)
+
+
+# ------------------------------------------------------------------ assets
+def _write_assets(model, z):
+  """Files a layer writes with `save_assets(dir)` (vocabularies), stored in the zip under
+  assets/<the layer's path>/, as Keras does."""
+  import os
+  import tempfile
+
+  def visit(obj, path):
+    if not hasattr(obj, "save_assets"):
+      return
+    with tempfile.TemporaryDirectory() as d:
+      obj.save_assets(d)
+      for name in sorted(os.listdir(d)):
+        with open(os.path.join(d, name), "rb") as f:
+          z.writestr(f"assets/{_join(path, name)}", f.read())
+  _walk(model, "", visit, set())
+
+
+def _read_assets(model, assets):
+  import os
+  import tempfile
+
+  def visit(obj, path):
+    if not hasattr(obj, "load_assets"):
+      return
+    prefix = f"assets/{path}/" if path else "assets/"
+    files = {n[len(prefix):]: data for n, data in assets.items()
+             if n.startswith(prefix) and "/" not in n[len(prefix):]}
+    if not files:
+      return
+    with tempfile.TemporaryDirectory() as d:
+      for name, data in files.items():
+        with open(os.path.join(d, name), "wb") as f:
+          f.write(data)
+      obj.load_assets(d)
+  _walk(model, "", visit, set())
 
 
 # ------------------------------------------------------------------- files
@@ -227,6 +277,7 @@ def save_model(model, path, include_optimizer=True):
     z.writestr(_METADATA, json.dumps(metadata))
     z.writestr(_CONFIG, config_json)
     z.writestr(_WEIGHTS, weights)
+    _write_assets(model, z)
   _atomic(path, buf.getvalue())
 
 
@@ -238,15 +289,16 @@ def _read_zip(path):
         raise ValueError(f"{path} is not a `.keras` model file: it has no {_CONFIG}.")
       config = json.loads(z.read(_CONFIG).decode("utf-8"))
       weights = z.read(_WEIGHTS) if _WEIGHTS in names else None
+      assets = {n: z.read(n) for n in names if n.startswith("assets/") and not n.endswith("/")}
   except zipfile.BadZipFile as e:
     raise ValueError(f"{path} is not a valid `.keras` zip file: {e}") from None
-  return config, weights
+  return config, weights, assets
 
 
 def load_model(path, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002
   from tensorlet.keras.engine.base_layer import Layer
   saving_api.require_h5py()
-  config, weights = _read_zip(path)
+  config, weights, assets = _read_zip(path)
   if not isinstance(config, dict):
     raise ValueError(f"{path}: config.json does not describe a model.")
   compile_config = config.pop("compile_config", None)
@@ -262,6 +314,7 @@ def load_model(path, custom_objects=None, compile=True, safe_mode=True):  # noqa
     if compiled:
       _prepare_optimizer(model)
     _h5_read(weights, lambda f: read_weights(model, f, include_optimizer=compiled))
+  _read_assets(model, assets)
   return model
 
 
@@ -278,7 +331,7 @@ def load_weights(model, path, skip_mismatch=False):
 
 
 def load_weights_from_zip(model, path, skip_mismatch=False):
-  _, weights = _read_zip(path)
+  _, weights, _ = _read_zip(path)
   if weights is None:
     raise ValueError(f"{path} holds no {_WEIGHTS}.")
   _prepare_optimizer(model)

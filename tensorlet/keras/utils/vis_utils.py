@@ -76,8 +76,14 @@ def _label(layer, show_shapes, show_dtype, show_layer_activations, show_trainabl
   return " | ".join(parts)
 
 
-def _layer_graph(model, show_shapes, show_dtype, show_layer_names, show_layer_activations,
-                 show_trainable, layer_range):
+def _is_model(layer):
+  from tensorlet.keras.engine.training import Model
+  return isinstance(layer, Model)
+
+
+def _model_ops(model, opts, layer_range, expand_nested):
+  """(ops in order, entry ops, exit op, clusters) of the model's layer graph; with
+  `expand_nested`, a nested model's layers replace its box (a cluster in DOT)."""
   layers = list(model.layers)
   if layer_range is not None:
     names = [layer.name for layer in layers]
@@ -88,20 +94,28 @@ def _layer_graph(model, show_shapes, show_dtype, show_layer_names, show_layer_ac
     layers = layers[lo:hi + 1]
   relevant = getattr(model, "_tl_nodes", None)
   relevant = None if relevant is None else {id(n) for n in relevant}
-  ops = {}
+  ops, ends, clusters = [], {}, []
   for i, layer in enumerate(layers):
-    name = layer.name if show_layer_names else f"layer {i}"
-    ops[id(layer)] = _LayerOp(name, _label(layer, show_shapes, show_dtype,
-                                           show_layer_activations, show_trainable))
+    if expand_nested and _is_model(layer):
+      sub_ops, entry, exit_op, sub_clusters = _model_ops(layer, opts, None, True)
+      ops.extend(sub_ops)
+      ends[id(layer)] = (entry, exit_op)
+      clusters.append((layer.name, [op.name for op in sub_ops], sub_clusters))
+      continue
+    name = layer.name if opts["show_layer_names"] else f"layer {i}"
+    op = _LayerOp(name, _label(layer, opts["show_shapes"], opts["show_dtype"],
+                               opts["show_layer_activations"], opts["show_trainable"]))
+    ops.append(op)
+    ends[id(layer)] = ([op], op)
   for layer in layers if relevant is not None else ():
-    op = ops[id(layer)]
     for node in layer._inbound_nodes:
       if id(node) not in relevant:
         continue
       for kt in node.keras_inputs:
-        src = ops.get(id(kt._keras_history[0]))
+        src = ends.get(id(kt._keras_history[0]))
         if src is not None:
-          op.inputs.append(_Edge(src, kt.dtype, kt.shape))
+          for dst in ends[id(layer)][0]:
+            dst.inputs.append(_Edge(src[1], kt.dtype, kt.shape))
   if relevant is None:  # a Sequential model: each layer feeds the next
     for a, b in zip(layers, layers[1:]):
       try:
@@ -109,8 +123,33 @@ def _layer_graph(model, show_shapes, show_dtype, show_layer_names, show_layer_ac
       except AttributeError:
         shape = None
       shape = shape if isinstance(shape, tuple) else None
-      ops[id(b)].inputs.append(_Edge(ops[id(a)], dtypes.as_dtype(a.dtype), shape))
-  return _LayerGraph(model.name, [ops[id(layer)] for layer in layers])
+      for dst in ends[id(b)][0]:
+        dst.inputs.append(_Edge(ends[id(a)][1], dtypes.as_dtype(a.dtype), shape))
+  entry = [op for op in ops if not op.inputs] or ops[:1]
+  return ops, entry, ops[-1] if ops else None, clusters
+
+
+def _layer_graph(model, show_shapes, show_dtype, show_layer_names, show_layer_activations,
+                 show_trainable, layer_range, expand_nested=False):
+  opts = {"show_shapes": show_shapes, "show_dtype": show_dtype,
+          "show_layer_names": show_layer_names,
+          "show_layer_activations": show_layer_activations, "show_trainable": show_trainable}
+  ops, _, _, clusters = _model_ops(model, opts, layer_range, expand_nested)
+  g = _LayerGraph(model.name, ops)
+  g.clusters = clusters
+  return g
+
+
+def _cluster_lines(clusters, pad):
+  from tensorlet.graph.visualize import _q
+  lines = []
+  for name, members, inner in clusters:
+    lines.append(f"{pad}subgraph {_q('cluster_' + name)} {{")
+    lines.append(f"{pad}  label={_q(name)}; style=rounded;")
+    lines.extend(_cluster_lines(inner, pad + "  "))
+    lines.extend(f"{pad}  {_q(m)};" for m in members)
+    lines.append(f"{pad}}}")
+  return lines
 
 
 def model_to_dot(model, show_shapes=False, show_dtype=False, show_layer_names=True,
@@ -118,15 +157,15 @@ def model_to_dot(model, show_shapes=False, show_dtype=False, show_layer_names=Tr
                  show_layer_activations=False, show_trainable=False):
   """The model's layer graph as Graphviz DOT text (Keras returns a pydot graph; tensorlet
   has no pydot dependency and returns the DOT source)."""
-  if expand_nested:
-    raise NotImplementedError("model_to_dot/plot_model(expand_nested=True) is not implemented "
-                              "in tensorlet: nested models are drawn as one box.")
   if rankdir not in ("TB", "LR"):
     raise ValueError(f"rankdir must be 'TB' or 'LR'. Received: {rankdir}")
   g = _layer_graph(model, show_shapes, show_dtype, show_layer_names, show_layer_activations,
-                   show_trainable, layer_range)
+                   show_trainable, layer_range, expand_nested)
   dot = visualize.to_dot(g, name=model.name)
   head, rest = dot.split("\n", 1)
+  if g.clusters:  # the layers of each nested model, boxed and labelled with its name
+    body, close = rest.rstrip("\n").rsplit("\n", 1)
+    rest = "\n".join([body] + _cluster_lines(g.clusters, "  ") + [close]) + "\n"
   return f"{head}\n  rankdir={rankdir}; dpi={int(dpi)};\n{rest}"
 
 
@@ -138,13 +177,10 @@ def plot_model(model, to_file="model.png", show_shapes=False, show_dtype=False,
   if not model.built:
     raise ValueError("This model has not yet been built. Build the model first by calling "
                      "`build()` or by calling the model on a batch of data.")
-  if expand_nested:
-    raise NotImplementedError("plot_model(expand_nested=True) is not implemented in "
-                              "tensorlet: nested models are drawn as one box.")
   to_file = os.fspath(to_file)
   ext = os.path.splitext(to_file)[1].lower()
   g = _layer_graph(model, show_shapes, show_dtype, show_layer_names, show_layer_activations,
-                   show_trainable, layer_range)
+                   show_trainable, layer_range, expand_nested)
   if ext in (".dot", ".gv"):
     text = model_to_dot(model, show_shapes, show_dtype, show_layer_names, rankdir,
                         expand_nested, dpi, layer_range=layer_range,

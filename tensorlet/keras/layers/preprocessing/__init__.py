@@ -6,9 +6,12 @@ from tensorlet.keras.layers.preprocessing.image_preprocessing import (  # noqa: 
     CenterCrop, RandomContrast, RandomCrop, RandomFlip, RandomHeight, RandomRotation,
     RandomTranslation, RandomWidth, RandomZoom, Rescaling, Resizing)
 from tensorlet.keras.layers.preprocessing.category_encoding import CategoryEncoding  # noqa: F401
+from tensorlet.keras.layers.preprocessing.hashed_crossing import HashedCrossing  # noqa: F401
 from tensorlet.keras.layers.preprocessing.hashing import Hashing  # noqa: F401
 from tensorlet.keras.layers.preprocessing.integer_lookup import IntegerLookup  # noqa: F401
 from tensorlet.keras.layers.preprocessing.string_lookup import StringLookup  # noqa: F401
+from tensorlet.keras.layers.preprocessing.text_vectorization import (  # noqa: F401
+    TextVectorization)
 
 from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
 __getattr__ = _getattr_for("tf.keras.layers.experimental.preprocessing", __name__)

@@ -28,9 +28,19 @@ def _is_composite(x):
 
 
 def _row_slices(x, batch_size, steps):
-  """Batches of the rows of a ragged or sparse value (no array adapter takes them)."""
+  """Batches of `batch_size` rows (default 32) of a tensor, ragged or sparse tensor."""
   from tensorlet.sparse.sparse_tensor import SparseTensor
-  n = int(x.shape[0]) if x.shape[0] is not None else int(x.nrows())
+  if isinstance(x, SparseTensor):
+    n = int(x.dense_shape.numpy()[0])
+  elif isinstance(x, Tensor):
+    if x.shape.rank == 0:
+      raise ValueError(f"Failed to find data adapter that can handle input: {type(x)} "
+                       f"(expected data with a batch dimension, got a scalar)")
+    n = int(x.shape[0])
+  else:
+    n = int(x.nrows())
+  if n == 0:
+    raise ValueError("Expected input data to be non-empty: `data` holds 0 samples.")
   batch_size = batch_size or 32
   from tensorlet.sparse import sparse_ops
   for i, lo in enumerate(range(0, n, batch_size)):
@@ -42,6 +52,21 @@ def _row_slices(x, batch_size, steps):
       yield sparse_ops.slice(x, [lo] + [0] * (len(size) - 1), size)
     else:
       yield x[lo:hi]
+
+
+def _as_batchable(data):
+  """Arrays and lists as tensors (float64 as floatx, as Keras' array adapter does)."""
+  import numpy as np
+  if isinstance(data, (list, tuple)):
+    data = _list_data(data)
+  if isinstance(data, np.ndarray) or (not isinstance(data, Tensor) and not _is_composite(data)):
+    from tensorlet.keras import backend
+    from tensorlet.tensor import convert_to_tensor
+    a = np.asarray(data)
+    if a.dtype == np.float64:
+      a = a.astype(backend.floatx())
+    data = convert_to_tensor(a)
+  return data
 
 
 def _list_data(data):
@@ -165,12 +190,9 @@ class PreprocessingLayer(Layer):
       data_adapter.check_steps(steps, "steps")
     if data_adapter._is_dataset(data):
       return _dataset_batches(data, steps)
-    if isinstance(data, (list, tuple)):
-      data = _list_data(data)
-    if _is_composite(data):
-      return _row_slices(data, batch_size, steps)
-    handler = data_adapter.DataHandler(data, batch_size=batch_size, steps=steps)
-    return (batch[0] for _, batch in handler)
+    if data is None:
+      raise ValueError("Expected input data to `adapt`, got None.")
+    return _row_slices(_as_batchable(data), batch_size, steps)
 
   def _adapt_maybe_build(self, data):
     if self.built:
@@ -202,10 +224,3 @@ class PreprocessingLayer(Layer):
       reset_state._tl_wrapped = True
       cls.reset_state = reset_state
 
-
-def ensure_tensor(x, dtype=None):
-  """A Tensor (or composite) of `x`, converting arrays and lists."""
-  if isinstance(x, Tensor) or _is_composite(x):
-    return x
-  from tensorlet.tensor import convert_to_tensor
-  return convert_to_tensor(x, dtype=dtype)

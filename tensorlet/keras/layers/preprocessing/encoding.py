@@ -29,11 +29,21 @@ def listify(x):
   return x
 
 
-def validate_mode(value, allowed, layer_name, arg_name="output_mode"):
-  if value not in allowed:
-    raise ValueError(f"Unkown value for `{arg_name}` argument of layer {layer_name}. Allowed "
-                     f"values are: or one of the following values: {allowed}. "
-                     f"Received: {value}")
+def validate_mode(value, allowed, layer_name, arg_name="output_mode", allow_none=False,
+                  allow_callables=False):
+  """Keras' ValueError unless `value` is one of the `allowed` strings (or None, or a
+  callable, where allowed)."""
+  if (allow_none and value is None) or (allow_callables and callable(value)) or \
+      (isinstance(value, str) and value in allowed):
+    return
+  choices = ("`None`, " if allow_none else "") + ("a `Callable`, " if allow_callables else "")
+  note = (f"If restoring a model and `{arg_name}` is a custom callable, please ensure the "
+          f"callable is registered as a custom object. See "
+          f"https://www.tensorflow.org/guide/keras/save_and_serialize"
+          f"#registering_the_custom_object for details. ") if allow_callables else ""
+  raise ValueError(f"Unkown value for `{arg_name}` argument of layer {layer_name}. {note}"
+                   f"Allowed values are: {choices}or one of the following values: {allowed}. "
+                   f"Received: {value}")
 
 
 def _expand(x, axis):
@@ -84,6 +94,10 @@ def encode_categorical_inputs(inputs, output_mode, depth, dtype="float32", spars
   """Integer ids as vectors of `depth`: one_hot, multi_hot, count or tf_idf."""
   dtype = tf.as_dtype(dtype)
   if output_mode == INT:
+    if isinstance(inputs, RaggedTensor):
+      return inputs.with_flat_values(tf.cast(inputs.flat_values, dtype))
+    if isinstance(inputs, SparseTensor):
+      return SparseTensor(inputs.indices, tf.cast(inputs.values, dtype), inputs.dense_shape)
     return tf.identity(tf.cast(inputs, dtype))
   original_shape = inputs.shape
   if inputs.shape.rank == 0:

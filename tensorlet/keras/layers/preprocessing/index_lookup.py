@@ -97,8 +97,9 @@ class IndexLookup(PreprocessingLayer):
       self._default_value = oov_token
     else:
       self._default_value = self._oov_start_index() if num_oov_indices == 1 else -1
-    # The table: tokens at indices token_start, token_start + 1, ... (None: never set).
-    self._tl_table = None
+    # The table: tokens at indices token_start, token_start + 1, ...; it travels with
+    # checkpoints and SavedModels (not a Keras weight: `weights` stays as Keras 2's).
+    self._tl_table_set = False
     self._tl_tokens = tf.Variable(self._empty_tokens(), shape=tf.TensorShape([None]),
                                   trainable=False, name="vocabulary")
     if output_mode == TF_IDF:
@@ -146,7 +147,7 @@ class IndexLookup(PreprocessingLayer):
   # ------------------------------------------------------------ vocabulary
   def vocabulary_size(self):
     """The size of the vocabulary, mask and OOV indices included."""
-    n = 0 if self._tl_table is None else len(self._tl_table)
+    n = len(self._tl_tokens.numpy())
     return n + self._token_start_index()
 
   def vocab_size(self):
@@ -154,13 +155,19 @@ class IndexLookup(PreprocessingLayer):
 
   def get_vocabulary(self, include_special_tokens=True):
     """The vocabulary as a list; with the special tokens, a token's position is its index."""
-    tokens = [] if self._tl_table is None else \
-        [self._token_out(t) for t in self._tl_table.tolist()]
+    # As Keras: table entries as NumPy scalars (np.str_, np.int64), string specials as str.
+    table = self._tl_tokens.numpy()
+    if self._is_string():
+      tokens = [np.str_(self._token_out(t)) for t in table.tolist()]
+    else:
+      tokens = list(table.astype(np.int64))
     if not include_special_tokens:
       return tokens
-    vocab = [self.oov_token] * self._token_start_index() + tokens
+    special = (lambda t: t) if self._is_string() else \
+        (lambda t: None if t is None else np.int64(t))
+    vocab = [special(self.oov_token)] * self._token_start_index() + tokens
     if self.mask_token is not None and self.output_mode == INT:
-      vocab[0] = self.mask_token
+      vocab[0] = special(self.mask_token)
     return vocab
 
   def set_vocabulary(self, vocabulary, idf_weights=None):
@@ -179,7 +186,9 @@ class IndexLookup(PreprocessingLayer):
       if self.output_mode == TF_IDF:
         raise ValueError("output_mode `'tf_idf'` does not support loading a vocabulary from "
                          "file.")
-      self._set_table(_read_vocabulary_file(vocabulary, self._is_string()))
+      tokens = _read_vocabulary_file(vocabulary, self._is_string())
+      self._ensure_vocab_size_unchanged(self._token_start_index() + len(tokens))
+      self._set_table(tokens)
       self._record_vocabulary_size()
       return
     if not tf.executing_eagerly() and (isinstance(vocabulary, tf.Tensor) or
@@ -237,6 +246,8 @@ class IndexLookup(PreprocessingLayer):
       if idf_weights.ndim != 1:
         raise ValueError(f"TF-IDF data must be a 1-index array, but received "
                          f"{type(idf_weights)}")
+    # Checked before the table changes: a failed update changes nothing.
+    self._ensure_vocab_size_unchanged(new_size)
     self._set_table(tokens)
     self._record_vocabulary_size()
     if self.output_mode == TF_IDF and idf_weights is not False:
@@ -251,7 +262,7 @@ class IndexLookup(PreprocessingLayer):
   def _set_table(self, tokens):
     tokens = np.asarray(tokens, dtype=object if self._is_string()
                         else self._vocab_dt.as_numpy_dtype)
-    self._tl_table = tokens
+    self._tl_table_set = True
     self._tl_tokens.assign(tokens)
 
   def _record_vocabulary_size(self):
@@ -267,10 +278,10 @@ class IndexLookup(PreprocessingLayer):
                          f"before calling it. Either pass a `vocabulary` argument to the layer, "
                          f"or call `adapt` with some sample data.")
 
-  def _ensure_vocab_size_unchanged(self):
+  def _ensure_vocab_size_unchanged(self, new_size=None):
     if self.output_mode == INT or self.pad_to_max_tokens:
       return
-    new_size = self.vocabulary_size()
+    new_size = self.vocabulary_size() if new_size is None else new_size
     if self._frozen_vocab_size is not None and new_size != self._frozen_vocab_size:
       raise RuntimeError(f"When using `output_mode={self.output_mode}` and "
                          f"`pad_to_max_tokens=False`, the vocabulary size cannot be changed "
@@ -325,6 +336,7 @@ class IndexLookup(PreprocessingLayer):
     if self.max_tokens:
       ranked = ranked[:self.max_tokens - self._token_start_index()]
     tokens = [t for t, _ in ranked]
+    self._ensure_vocab_size_unchanged(self._token_start_index() + len(tokens))
     self._set_table(tokens)
     if self.output_mode == TF_IDF:
       docs = np.array([self._tl_doc_counts.get(t, 0) for t in tokens], np.float64)
@@ -370,7 +382,9 @@ class IndexLookup(PreprocessingLayer):
                                               sparse=self.sparse, idf_weights=idf)
 
   def _lookup_dense(self, inputs):
-    if self._tl_table is None:
+    if not self._tl_table_set and tf.executing_eagerly() and \
+        not self._tl_tokens.numpy().size:
+      # Traced (a model rebuilt before its vocabulary loads), the table is read when run.
       raise FailedPreconditionError(None, None, "Table not initialized.")
     tokens = self._tl_tokens.value()
     if self.invert:
@@ -403,6 +417,9 @@ class IndexLookup(PreprocessingLayer):
       out = tf.where(tf.equal(ids, 0), tf.constant(self._special(self.mask_token),
                                                    self._vocab_dt), out)
     return out
+
+  def _tl_checkpoint_children(self):
+    return super()._tl_checkpoint_children() + [("_vocabulary", self._tl_tokens)]
 
   def compute_output_shape(self, input_shape):
     if self.output_mode == INT:
