@@ -94,7 +94,13 @@ def _crop(x, top, left, height, width):
     begin = as_vec(begin)
   if not _static(height, width):
     size = as_vec(size)
-  return _a.slice(x, begin, size)
+  out = _a.slice(x, begin, size)
+  # NOTE: a slice at run-time offsets knows no static dims; the window's are known.
+  shape = x.shape.as_list()
+  shape[H_AXIS] = height if _static(height) else None
+  shape[W_AXIS] = width if _static(width) else None
+  out.set_shape(shape)
+  return out
 
 
 def smart_resize(x, size, interpolation="bilinear"):

@@ -479,3 +479,18 @@ def test_get_config_equals_keras2(cls):
   config = getattr(L, cls)(**_CONFIGS["cases"][cls]).get_config()
   config.pop("name")
   assert json.loads(json.dumps(config, default=list)) == _CONFIGS["configs"][cls]
+
+
+def test_summary_equals_keras2():
+  """model.summary() of all the layers here, line for line as real Keras 2 prints it
+  (keras2_summary.json, written by make_tf_reference.py)."""
+  with open(os.path.join(os.path.dirname(__file__), "keras2_summary.json")) as f:
+    ref = json.load(f)
+  layers = [getattr(L, c)(name=f"l{i}_{c.lower()}", **kw) for i, (c, kw) in
+            enumerate(ref["layers"])]
+  layers[12].adapt(np.ones((4, 8, 8, 3)))
+  layers[15].adapt(np.arange(10.0))
+  lines = []
+  tf.keras.Sequential([L.Input((8, 8, 3))] + layers, name="augment").summary(
+      line_length=100, print_fn=lines.append)
+  assert lines == ref["lines"]
