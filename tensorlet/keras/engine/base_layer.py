@@ -424,7 +424,8 @@ class Layer(Module):
       raise ValueError(f"You tried to call `count_params` on layer {self.name}, but the layer "
                        f"isn't built. You can build it manually via: "
                        f"`{self.name}.build(batch_input_shape)`.")
-    return int(sum(np.prod(w.shape.as_list(), dtype=np.int64) for w in self.weights))
+    from tensorlet.keras.utils.layer_utils import count_params
+    return count_params(self.weights)
 
   def get_weights(self):
     """The weights as a list of NumPy arrays (the order of `weights`)."""

@@ -4,13 +4,18 @@ import numpy as np
 __all__ = ["print_summary", "count_params"]
 
 
+def _size(w):
+  # NOTE: an unknown dimension (a Discretization summary's width) counts as 0, as in Keras.
+  return int(np.prod([d or 0 for d in w.shape.as_list()], dtype=np.int64))
+
+
 def count_params(weights):
   """Scalars in `weights`, each variable counted once."""
   seen, total = set(), 0
   for w in weights:
     if id(w) not in seen:
       seen.add(id(w))
-      total += int(np.prod(w.shape.as_list(), dtype=np.int64))
+      total += _size(w)
   return total
 
 
@@ -19,7 +24,7 @@ def _memory(weights):
   for w in weights:
     if id(w) not in seen:
       seen.add(id(w))
-      total += int(np.prod(w.shape.as_list(), dtype=np.int64)) * w.dtype.size
+      total += _size(w) * w.dtype.size
   return total
 
 

@@ -4,6 +4,7 @@ summary, merged batch by batch as Keras 2 does)."""
 import numpy as np
 
 from tensorlet import dtypes as _dt
+from tensorlet.errors import InvalidArgumentError
 from tensorlet.keras import backend
 from tensorlet.keras.layers.preprocessing.base import PreprocessingLayer
 from tensorlet.keras.layers.preprocessing.encoding import (encode_categorical_inputs, listify,
@@ -162,6 +163,9 @@ class Discretization(PreprocessingLayer):
 
   def _bucketize(self, x):
     """The index of the bucket of each value: how many boundaries are <= it (int32)."""
+    if not (x.dtype.is_floating or x.dtype.is_integer):
+      raise InvalidArgumentError(None, None, f"Discretization needs numbers to bucketize, "
+                                 f"got a {x.dtype.name} tensor [Op:Bucketize]")
     if x.dtype not in (_dt.float32, _dt.float64, _dt.int32, _dt.int64):
       x = _m.cast(x, _dt.float32)
     if not self.bin_boundaries:

@@ -14,6 +14,7 @@ import random
 import numpy as np
 
 from tensorlet import dtypes as _dt
+from tensorlet.errors import InvalidArgumentError
 from tensorlet.image.resizing import resize
 from tensorlet.keras.engine.base_layer import Layer
 from tensorlet.keras.layers._util import smart_cond
@@ -81,6 +82,9 @@ def _static(*vs):
 
 def _crop(x, top, left, height, width):
   """The window of the images at (top, left) of (height, width): ints or int tensors."""
+  for what, v in (("target_height", height), ("target_width", width)):
+    if _static(v) and v <= 0:
+      raise ValueError(f"{what} must be > 0.")
   rank = x.shape.rank
   begin = [top, left, 0] if rank == 3 else [0, top, left, 0]
   size = [height, width, -1] if rank == 3 else [-1, height, width, -1]
@@ -90,7 +94,13 @@ def _crop(x, top, left, height, width):
     begin = as_vec(begin)
   if not _static(height, width):
     size = as_vec(size)
-  return _a.slice(x, begin, size)
+  out = _a.slice(x, begin, size)
+  # NOTE: a slice at run-time offsets knows no static dims; the window's are known.
+  shape = x.shape.as_list()
+  shape[H_AXIS] = height if _static(height) else None
+  shape[W_AXIS] = width if _static(width) else None
+  out.set_shape(shape)
+  return out
 
 
 def smart_resize(x, size, interpolation="bilinear"):
@@ -270,7 +280,21 @@ class _RandomLayer(Layer):
     x = self._convert(inputs)
     if training is None or training is False:
       return x
+    self._check_rank(x)
     return smart_cond(training, lambda: self._augment(x), lambda: _a.identity(x))
+
+  # Keras 2 reports images of the wrong rank through the op that meets them first.
+  _rank_error = InvalidArgumentError
+
+  def _check_rank(self, x):
+    if self._rank_error is None:
+      return
+    rank = x.shape.rank
+    if rank is not None and rank not in (3, 4):
+      msg = (f"{type(self).__name__} expects images of rank 3 (height, width, channels) or 4 "
+             f"(batch, height, width, channels); got inputs of shape {x.shape}")
+      raise (InvalidArgumentError(None, None, msg) if self._rank_error is InvalidArgumentError
+             else self._rank_error(msg))
 
   def _convert(self, inputs):
     return convert_inputs(inputs, self.compute_dtype)
@@ -356,6 +380,8 @@ class RandomCrop(_RandomLayer):
 
   def call(self, inputs, training=True):
     x = self._convert(inputs)
+    if training is not None and training is not False:
+      self._check_rank(x)
     h, w = _hw(x)
     dh, dw = h - self.height, w - self.width
 
@@ -396,6 +422,8 @@ class RandomFlip(_RandomLayer):
     self.mode = mode
     self.horizontal = mode in (HORIZONTAL, HORIZONTAL_AND_VERTICAL)
     self.vertical = mode in (VERTICAL, HORIZONTAL_AND_VERTICAL)
+
+  _rank_error = ValueError
 
   def _augment(self, x):
     out = x
@@ -563,6 +591,7 @@ class RandomBrightness(_RandomLayer):
   """Adds a random delta (factor times the width of `value_range`) to each image
   when training, clipped to `value_range`."""
 
+  _rank_error = None  # its own check says it as Keras 2 does
   _FACTOR_ERROR = ("The `factor` argument should be a number (or a list of two numbers) in "
                    "the range [-1.0, 1.0]. ")
   _RANGE_ERROR = "The `value_range` argument should be a list of two numbers. "

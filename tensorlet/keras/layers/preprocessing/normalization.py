@@ -120,8 +120,13 @@ class Normalization(PreprocessingLayer):
     if not self.built:
       raise RuntimeError("`build` must be called before `update_state`.")
     data = self._standardize(data)
-    batch_mean, batch_var = _nn.moments(data, axes=self._reduce_axis)
     dims = data.shape.as_list()
+    if len(dims) != len(self._broadcast_shape) or any(
+        dims[d] is not None and dims[d] != self._broadcast_shape[d] for d in self._keep_axis):
+      raise ValueError(f"Normalization keeps statistics of shape "
+                       f"{[self._broadcast_shape[d] for d in self._keep_axis]} (axis "
+                       f"{self.axis}); `adapt` got data of incompatible shape {data.shape}.")
+    batch_mean, batch_var = _nn.moments(data, axes=self._reduce_axis)
     if None in dims:
       shape = _a.shape(data, out_type=_dt.int64)
       batch_count = _m.reduce_prod(_a.gather(shape, self._reduce_axis)) \

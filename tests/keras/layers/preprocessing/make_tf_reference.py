@@ -118,3 +118,24 @@ with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "keras2_augme
           "wb") as f:
   np.savez_compressed(f, x=img.repeat(2, axis=1), y=aug.predict(img.repeat(2, axis=1),
                                                                  verbose=0))
+
+# model.summary() of every layer here, with explicit names (keras2_summary.json).
+SUMMARY_LAYERS = [["RandomFlip", {}], ["RandomRotation", {"factor": 0.2}],
+                  ["RandomZoom", {"height_factor": 0.1}],
+                  ["RandomTranslation", {"height_factor": 0.1, "width_factor": 0.1}],
+                  ["RandomContrast", {"factor": 0.1}], ["RandomBrightness", {"factor": 0.1}],
+                  ["RandomHeight", {"factor": 0.2}], ["RandomWidth", {"factor": 0.2}],
+                  ["Resizing", {"height": 4, "width": 4}],
+                  ["RandomCrop", {"height": 3, "width": 3}],
+                  ["CenterCrop", {"height": 2, "width": 2}], ["Rescaling", {"scale": 2.0}],
+                  ["Normalization", {}], ["UpSampling2D", {"interpolation": "bicubic"}],
+                  ["Flatten", {}], ["Discretization", {"num_bins": 3}]]
+layers = [getattr(L, c)(name=f"l{i}_{c.lower()}", **kw) for i, (c, kw) in enumerate(SUMMARY_LAYERS)]
+layers[12].adapt(np.ones((4, 8, 8, 3)))
+layers[15].adapt(np.arange(10.0))
+lines = []
+tf.keras.Sequential([L.Input((8, 8, 3))] + layers, name="augment").summary(
+    line_length=100, print_fn=lines.append)
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "keras2_summary.json"),
+          "w") as f:
+  json.dump({"layers": SUMMARY_LAYERS, "lines": lines}, f, indent=1)

@@ -440,6 +440,17 @@ def test_config_keys_as_keras():
     (lambda: L.Resizing(2, 2, interpolation="linear"), NotImplementedError, "interpolation"),
     (lambda: L.RandomFlip()({"images": np.ones((1, 2, 2, 1))}), ValueError, "dict"),
     (lambda: L.RandomBrightness(0.1)(np.ones((2, 2))), ValueError, "rank 3 or 4"),
+    # bad inputs: the error types real Keras 2 raises
+    (lambda: L.CenterCrop(0, 2)(np.ones((1, 4, 4, 1))), ValueError, "target_height"),
+    (lambda: L.RandomFlip()(np.ones((2, 2))), ValueError, "rank 3"),
+    (lambda: L.RandomRotation(0.1)(np.ones((2, 2))), tf.errors.InvalidArgumentError, "rank 3"),
+    (lambda: L.RandomZoom(0.1)(np.ones((1, 2, 2, 2, 1))), tf.errors.InvalidArgumentError,
+     "rank 3"),
+    (lambda: L.RandomHeight(0.1)(np.ones((2, 2))), tf.errors.InvalidArgumentError, "rank 3"),
+    (lambda: L.RandomCrop(1, 1)(np.ones((2, 2))), tf.errors.InvalidArgumentError, "rank 3"),
+    (lambda: L.RandomContrast(0.1)(np.ones((2, 2))), tf.errors.InvalidArgumentError, ""),
+    (lambda: L.Resizing(-1, 2)(np.ones((1, 4, 4, 1))), tf.errors.InvalidArgumentError, ""),
+    (lambda: L.Resizing(2, 2)(np.ones((2, 2))), ValueError, "dimensions"),
 ])
 def test_bad_arguments(make, err, msg):
   with pytest.raises(err, match=msg):
@@ -468,3 +479,18 @@ def test_get_config_equals_keras2(cls):
   config = getattr(L, cls)(**_CONFIGS["cases"][cls]).get_config()
   config.pop("name")
   assert json.loads(json.dumps(config, default=list)) == _CONFIGS["configs"][cls]
+
+
+def test_summary_equals_keras2():
+  """model.summary() of all the layers here, line for line as real Keras 2 prints it
+  (keras2_summary.json, written by make_tf_reference.py)."""
+  with open(os.path.join(os.path.dirname(__file__), "keras2_summary.json")) as f:
+    ref = json.load(f)
+  layers = [getattr(L, c)(name=f"l{i}_{c.lower()}", **kw) for i, (c, kw) in
+            enumerate(ref["layers"])]
+  layers[12].adapt(np.ones((4, 8, 8, 3)))
+  layers[15].adapt(np.arange(10.0))
+  lines = []
+  tf.keras.Sequential([L.Input((8, 8, 3))] + layers, name="augment").summary(
+      line_length=100, print_fn=lines.append)
+  assert lines == ref["lines"]

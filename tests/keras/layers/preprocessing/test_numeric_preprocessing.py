@@ -156,6 +156,19 @@ def test_normalization_errors(make, err, msg):
     make()
 
 
+def test_normalization_bad_shapes_change_nothing():
+  layer = L.Normalization()
+  layer.adapt(np.ones((5, 4)))
+  with pytest.raises(tf.errors.InvalidArgumentError):
+    layer(np.ones((2, 3)))
+  layer.update_state(np.full((2, 4), 3.0))
+  before = layer.get_weights()
+  with pytest.raises(ValueError, match="incompatible shape"):
+    layer.update_state(np.ones((5, 3)))
+  for a, b in zip(layer.get_weights(), before):
+    np.testing.assert_array_equal(a, b)
+
+
 def test_adapt_inside_tf_function_is_an_error():
   layer = L.Normalization()
 
@@ -310,6 +323,8 @@ def test_discretization_config_round_trip():
     (lambda: L.Discretization(num_bins=2, bin_boundaries=[0.0]), ValueError, "Both"),
     (lambda: L.Discretization(bin_boundaries=[0.0]).adapt(np.ones(4)), ValueError,
      "Cannot adapt"),
+    (lambda: L.Discretization(bin_boundaries=[0.0])(np.array(["a"])),
+     tf.errors.InvalidArgumentError, "numbers"),
     (lambda: L.Discretization(bin_boundaries=[0.0], output_mode="multi_hot")(
         np.ones((1, 2, 2))), ValueError, "maximum supported output rank is 2"),
 ])
