@@ -96,7 +96,21 @@ def _variance(std):
 
 def _logsumexp(input_tensor, axis=None, keepdims=False, name=None):
   rt = input_tensor
-  peak = M.reduce_max(rt.flat_values)  # one shift for all rows: exp stays finite
+  flat = rt.flat_values
+  rank = rt.shape.rank
+  ax = None if axis is None else (int(axis) + rank if int(axis) < 0 else int(axis))
+  if ax == rt.ragged_rank and flat.shape.rank == 1:
+    # over each innermost row: shifted by the row's own maximum, as TF's
+    inner = _innermost(rt)
+    ids, n = inner.value_rowids(), inner.nrows()
+    peak = M.unsorted_segment_max(flat, ids, n)
+    peak = A.where(M.is_finite(peak), peak, A.zeros_like(peak))
+    total = M.unsorted_segment_sum(M.exp(M.subtract(flat, A.gather(peak, ids))), ids, n)
+    out = M.add(M.log(total), peak)
+    out = A.expand_dims(out, -1) if keepdims else out
+    return _replace_innermost(rt, out)
+  # other axes: one shift for all values (exp stays finite)
+  peak = M.reduce_max(flat)
   peak = A.where(M.is_finite(peak), peak, M.cast(0, peak.dtype))
   total = ragged_reduce("reduce_sum", M.exp(M.subtract(rt, peak)), axis, keepdims)
   return M.add(M.log(total), peak)

@@ -84,6 +84,11 @@ def test_variance_std_logsumexp():
   np.testing.assert_allclose(lse[[0, 2]], [np.log(np.exp(ROWS[0]).sum()),
                                            np.log(np.exp(ROWS[2]).sum())], rtol=1e-6)
   assert lse[1] == -np.inf
+  far = tf.ragged.constant([[-1000.0, -1001.0], [], [0.0, 1.0]])  # each row its own shift
+  np.testing.assert_allclose(tf.math.reduce_logsumexp(far, axis=1).numpy()[[0, 2]],
+                             [-1000 + np.log1p(np.exp(-1.0)), 1 + np.log1p(np.exp(-1.0))],
+                             rtol=1e-6)
+  assert tf.math.reduce_logsumexp(far, axis=1, keepdims=True).shape == [3, 1]
   iv = tf.math.reduce_variance(tf.ragged.constant([[1, 2]]), axis=1)
   assert iv.dtype == tf.float64 and iv.numpy().tolist() == [0.25]
 
