@@ -86,9 +86,10 @@ def _variance(std):
     rt = input_tensor
     if rt.dtype.is_integer:  # float64 moments, as TF's ragged mean
       rt = M.cast(rt, _dt.float64)
+    # NOTE: E[x^2] - E[x]^2 in the values' dtype, as TF's ragged variance computes it
+    # (so the digits lost to cancellation are the same); rounding below zero is clipped
     mean = ragged_reduce("reduce_mean", rt, axis, keepdims)
     sq = ragged_reduce("reduce_mean", M.square(rt), axis, keepdims)
-    # E[x^2] - E[x]^2, kept from going below zero by rounding
     var = M.maximum(M.subtract(sq, M.square(mean)), M.cast(0, rt.dtype))
     return M.sqrt(var) if std else var
   return impl
