@@ -134,7 +134,10 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
   flat = _as_elems(elems, "map_fn")
   n = _length(flat, "map_fn")
   if fn_output_signature is None:
-    sig = nest.pack_sequence_as(elems, [_elem_spec(x) for x in flat])
+    # as TF: the elements' dtypes, shapes left to the results (no result: no shape)
+    sig = nest.pack_sequence_as(elems, [
+        _elem_spec(x) if isinstance(x, CompositeTensor) else TensorSpec(None, x.dtype)
+        for x in flat])
   else:
     sig = nest.map_structure(_leaf_spec, fn_output_signature)
   sig_flat = nest.flatten(sig)

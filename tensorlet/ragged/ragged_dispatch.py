@@ -86,9 +86,10 @@ def _variance(std):
     rt = input_tensor
     if rt.dtype.is_integer:  # float64 moments, as TF's ragged mean
       rt = M.cast(rt, _dt.float64)
+    # NOTE: E[x^2] - E[x]^2 in the values' dtype, as TF's ragged variance computes it
+    # (so the digits lost to cancellation are the same); rounding below zero is clipped
     mean = ragged_reduce("reduce_mean", rt, axis, keepdims)
     sq = ragged_reduce("reduce_mean", M.square(rt), axis, keepdims)
-    # E[x^2] - E[x]^2, kept from going below zero by rounding
     var = M.maximum(M.subtract(sq, M.square(mean)), M.cast(0, rt.dtype))
     return M.sqrt(var) if std else var
   return impl
@@ -96,7 +97,21 @@ def _variance(std):
 
 def _logsumexp(input_tensor, axis=None, keepdims=False, name=None):
   rt = input_tensor
-  peak = M.reduce_max(rt.flat_values)  # one shift for all rows: exp stays finite
+  flat = rt.flat_values
+  rank = rt.shape.rank
+  ax = None if axis is None else (int(axis) + rank if int(axis) < 0 else int(axis))
+  if ax == rt.ragged_rank and flat.shape.rank == 1:
+    # over each innermost row: shifted by the row's own maximum, as TF's
+    inner = _innermost(rt)
+    ids, n = inner.value_rowids(), inner.nrows()
+    peak = M.unsorted_segment_max(flat, ids, n)
+    peak = A.where(M.is_finite(peak), peak, A.zeros_like(peak))
+    total = M.unsorted_segment_sum(M.exp(M.subtract(flat, A.gather(peak, ids))), ids, n)
+    out = M.add(M.log(total), peak)
+    out = A.expand_dims(out, -1) if keepdims else out
+    return _replace_innermost(rt, out)
+  # other axes: one shift for all values (exp stays finite)
+  peak = M.reduce_max(flat)
   peak = A.where(M.is_finite(peak), peak, M.cast(0, peak.dtype))
   total = ragged_reduce("reduce_sum", M.exp(M.subtract(rt, peak)), axis, keepdims)
   return M.add(M.log(total), peak)

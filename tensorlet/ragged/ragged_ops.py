@@ -64,7 +64,10 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None,
     splits.append(np.asarray(s, dt.as_numpy_dtype))
     items = nxt
   if items:
-    values = convert_to_tensor(items, dtype)
+    try:
+      values = convert_to_tensor(items, dtype)
+    except TypeError as e:  # values of mixed kinds: TF's ValueError
+      raise ValueError("Can't convert Python sequence with mixed types to Tensor.") from None
     if inner and tuple(values.shape.as_list()[1:]) != inner:
       raise ValueError(f"inner values have shape {values.shape[1:]}, not inner_shape "
                        f"{list(inner)}")

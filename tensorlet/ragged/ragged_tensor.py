@@ -231,6 +231,37 @@ class RaggedTensor(CompositeTensor):
     mask = A.sequence_mask(lengths, ncols)
     return cls.from_row_lengths(A.boolean_mask(t, mask), lengths, validate=False)
 
+  @classmethod
+  def from_sparse(cls, st_input, name=None, row_splits_dtype=_dt.int64):
+    """The rows of a 2-D "ragged-right" SparseTensor (each row's entries in columns 0, 1,
+    ... with no gaps), as a RaggedTensor."""
+    dt = _splits_dtype(row_splits_dtype)
+    if not hasattr(st_input, "dense_shape"):
+      raise TypeError(f"Expected SparseTensor, got {type(st_input).__name__}")
+    if st_input.shape.rank not in (None, 2):
+      raise ValueError(f"rank(st_input) must be 2, got {st_input.shape.rank}")
+    rows = M.cast(st_input.indices[:, 0], dt)
+    out = cls.from_value_rowids(st_input.values, rows, M.cast(st_input.dense_shape[0], dt),
+                                validate=False)
+    idx = _known(st_input.indices)
+    if idx is not None and idx.size:
+      want = np.asarray(out.value_rowids()._value)
+      splits = np.asarray(out.row_splits._value)
+      if not np.array_equal(idx[:, 0], want) or \
+          not np.array_equal(idx[:, 1], np.arange(len(idx)) - splits[want]):
+        raise InvalidArgumentError(None, None, "SparseTensor is not right-ragged: its entries "
+                                   "must be in row-major order, each row's in columns 0, 1, "
+                                   "... without gaps")
+    return out
+
+  def to_sparse(self, name=None):
+    """A SparseTensor of every element (in row-major order) with the bounding shape."""
+    from tensorlet.ragged.ragged_array_ops import where_true
+    from tensorlet.sparse import SparseTensor
+    everything = self.with_flat_values(A.fill(A.shape(self.flat_values), True))
+    return SparseTensor(where_true(everything), A.reshape(self.flat_values, [-1]),
+                        self.bounding_shape(out_type=_dt.int64))
+
   # ----------------------------------------------------------- structure
   @property
   def values(self):

@@ -322,3 +322,26 @@ def test_embedding_with_sparse_outputs():
   dense_in = e(tf.constant([[0, 1]]))
   np.testing.assert_allclose(tf.sparse.to_dense(dense_in).numpy(), TABLE[[[0, 1]]])
   assert "sparse" not in e.get_config()  # as Keras 2
+
+
+def test_validation_data_of_composite_inputs():
+  m = _text_model()
+  m.compile(tf.keras.optimizers.SGD(0.0), "mse")  # no step: val_loss is the held-out loss
+  y = np.zeros([3, 1], np.float32)
+  held_out = tf.ragged.constant(IDS[1:], dtype=tf.int32)
+  hist = m.fit(ids(), y, validation_data=(held_out, y[1:]), verbose=0)
+  np.testing.assert_allclose(hist.history["val_loss"][0],
+                             m.evaluate(held_out, y[1:], verbose=0), rtol=1e-6)
+  inp = tf.keras.Input(shape=(5,), sparse=True)
+  ms = tf.keras.Model(inp, tf.keras.layers.Dense(1, kernel_initializer="ones")(inp))
+  ms.compile(tf.keras.optimizers.SGD(0.0), "mse")
+  x = tf.sparse.SparseTensor([[0, 1], [1, 4], [2, 2], [3, 0]], [1.0, 2.0, 3.0, 4.0], [4, 5])
+  y4 = np.ones([4, 1], np.float32)
+  hist = ms.fit(x, y4, validation_data=(x, y4), verbose=0)
+  np.testing.assert_allclose(hist.history["val_loss"][0],
+                             ((np.array([1.0, 2.0, 3.0, 4.0]) - 1) ** 2).mean(), rtol=1e-6)
+  # as Keras 2: validation_split takes arrays and dense tensors only
+  with pytest.raises(ValueError, match="`validation_split` is only supported for Tensors"):
+    m.fit(ids(), y, validation_split=0.34, verbose=0)
+  with pytest.raises(ValueError, match="`validation_split` is only supported for Tensors"):
+    ms.fit(x, y4, validation_split=0.5, verbose=0)

@@ -409,3 +409,31 @@ def test_squeeze():
     tf.squeeze(ones)
   with pytest.raises(tf.errors.InvalidArgumentError, match="not squeezable"):
     tf.squeeze(rt, 1)
+
+
+def test_from_sparse_and_to_sparse():
+  st = tf.SparseTensor(indices=[[0, 0], [2, 0], [2, 1]], values=["a", "b", "c"],
+                       dense_shape=[3, 3])
+  rt = tf.RaggedTensor.from_sparse(st)
+  assert rt.to_list() == [[b"a"], [], [b"b", b"c"]] and rt.row_splits.dtype == tf.int64
+  assert tf.RaggedTensor.from_sparse(st, row_splits_dtype=tf.int32).row_splits.dtype == \
+      tf.int32
+  with pytest.raises(tf.errors.InvalidArgumentError, match="right-ragged"):
+    tf.RaggedTensor.from_sparse(tf.SparseTensor([[0, 1]], [1.0], [2, 3]))
+  with pytest.raises(ValueError, match="rank"):
+    tf.RaggedTensor.from_sparse(tf.SparseTensor([[0, 0, 0]], [1.0], [1, 1, 1]))
+  s = tf.ragged.constant([["Hi"], ["Welcome", "to", "the", "fair"], ["Have", "fun"]]).to_sparse()
+  assert s.indices.numpy().tolist() == [[0, 0], [1, 0], [1, 1], [1, 2], [1, 3], [2, 0], [2, 1]]
+  assert s.values.numpy().tolist() == [b"Hi", b"Welcome", b"to", b"the", b"fair", b"Have",
+                                       b"fun"]
+  assert s.dense_shape.numpy().tolist() == [3, 4]
+  u = tf.RaggedTensor.from_row_lengths(tf.constant([[1, 2], [3, 4], [5, 6]]), [2, 0, 1])
+  su = u.to_sparse()
+  np.testing.assert_array_equal(tf.sparse.to_dense(su).numpy(), u.to_tensor().numpy())
+  back = tf.RaggedTensor.from_sparse(tf.ragged.constant([[1, 2], [], [3]]).to_sparse())
+  assert back.to_list() == [[1, 2], [], [3]]
+
+
+def test_constant_of_mixed_kinds_is_value_error():
+  with pytest.raises(ValueError, match="mixed types"):
+    tf.ragged.constant([["one", "two"], [3, 4]])

@@ -84,6 +84,17 @@ def test_variance_std_logsumexp():
   np.testing.assert_allclose(lse[[0, 2]], [np.log(np.exp(ROWS[0]).sum()),
                                            np.log(np.exp(ROWS[2]).sum())], rtol=1e-6)
   assert lse[1] == -np.inf
+  far = tf.ragged.constant([[-1000.0, -1001.0], [], [0.0, 1.0]])  # each row its own shift
+  np.testing.assert_allclose(tf.math.reduce_logsumexp(far, axis=1).numpy()[[0, 2]],
+                             [-1000 + np.log1p(np.exp(-1.0)), 1 + np.log1p(np.exp(-1.0))],
+                             rtol=1e-6)
+  assert tf.math.reduce_logsumexp(far, axis=1, keepdims=True).shape == [3, 1]
+  # TF's one-pass formula, with its float32 cancellation (TF 2.21 gives these numbers)
+  big = tf.ragged.constant([[1000.1, 1001.3, 999.2], [], [4.0, 5.0]])
+  v = tf.math.reduce_variance(big, axis=1).numpy().tolist()
+  assert v[0] == 0.8125 and v[2] == 0.25
+  same = tf.ragged.constant([[1000.1, 1000.1, 1000.1], [0.1, 0.1, 0.1]])
+  assert tf.math.reduce_variance(same, axis=1).numpy().tolist() == [0.125, 0.0]
   iv = tf.math.reduce_variance(tf.ragged.constant([[1, 2]]), axis=1)
   assert iv.dtype == tf.float64 and iv.numpy().tolist() == [0.25]
 

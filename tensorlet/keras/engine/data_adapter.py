@@ -171,7 +171,8 @@ def check_validation_split(validation_split):
 def train_validation_split(arrays, validation_split):
   """(train, validation) splits of (x, y, sample_weight): the last fraction validates."""
   check_validation_split(validation_split)
-  if any(_is_dataset(a) or _is_generator(a) or _is_sequence(a) for a in arrays):
+  if any(_is_dataset(a) or _is_generator(a) or _is_sequence(a) for a in arrays) or any(
+      isinstance(a, CompositeTensor) for a in nest.flatten(arrays)):  # as Keras 2
     raise ValueError(f"`validation_split` is only supported for Tensors or NumPy arrays, "
                      f"found following types in the input: {[type(a) for a in arrays]}")
   arrays, n = _arrays(arrays)
