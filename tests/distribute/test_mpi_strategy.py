@@ -112,11 +112,17 @@ def test_collective_timeout_from_communication_options(tmp_path):
     import tensorlet as tf
     options = tf.distribute.experimental.CommunicationOptions(timeout_seconds=2)
     strategy = tf.distribute.MultiWorkerMirroredStrategy(communication_options=options)
+
+    @tf.function
+    def step():  # the collective inside a graph, as in a training step
+      return strategy.reduce("SUM", strategy.run(lambda: tf.constant(1.0)), axis=None)
+
+    step()
     if strategy.cluster_resolver.task_id == 1:
-      time.sleep(100)  # never joins the reduction
+      time.sleep(100)  # never joins the next reduction
     t = time.monotonic()
     try:
-      strategy.reduce("SUM", strategy.run(lambda: tf.constant(1.0)), axis=None)
+      step()
     except tf.errors.DeadlineExceededError as e:
       report([str(e), time.monotonic() - t])
   """, timeout=60)
