@@ -19,6 +19,7 @@ from tensorlet.distribute.mirrored_strategy import MirroredStrategy, OneDeviceSt
 from tensorlet.distribute.reduce_util import ReduceOp  # noqa: F401
 from tensorlet.distribute.values import DistributedValues  # noqa: F401
 from tensorlet.distribute import experimental  # noqa: F401
+from tensorlet.distribute import distributed_file_utils  # noqa: F401 - callbacks look it up
 
 # Names other modules provide once they exist (multi-worker training on MPI).
 _LAZY_ATTRS = {

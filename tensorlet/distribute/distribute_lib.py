@@ -135,8 +135,7 @@ class ReplicaContext:
       for i, r in zip(dist, reduced):
         out[i] = r
       return _values.Mirrored([out])
-    if not self._needs_merge and self._coordinator is None and \
-        self._extended._collectives.size == 1:
+    if not self._needs_merge:
       reduced = [cross_device._tensor(v) for v in flat]
     else:
       reduced = self.merge_call(merge, args=tuple(flat))

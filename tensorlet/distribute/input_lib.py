@@ -92,8 +92,17 @@ class InputOptions:
 
 def split_batch(t, n, first, count):
   """Pieces first..first+count-1 of `t` cut along axis 0 into n pieces of ceil(b / n)."""
+  from tensorlet.composite_tensor import CompositeTensor
   from tensorlet.ops import array_ops, math_ops
   from tensorlet.tensor import convert_to_tensor
+  if isinstance(t, CompositeTensor):
+    b = t.shape[0] if t.shape.rank else None
+    if b is None or not hasattr(t, "nrows"):
+      raise ValueError(f"experimental_distribute_dataset: cannot split a batch of "
+                       f"{type(t).__name__} across replicas (ragged batches with a known "
+                       f"number of rows can be split)")
+    per = -(-b // n)
+    return [t[min(i * per, b):min((i + 1) * per, b)] for i in range(first, first + count)]
   t = convert_to_tensor(t)
   if t.shape.rank == 0:
     raise ValueError("experimental_distribute_dataset: the dataset's elements must be "
@@ -210,6 +219,15 @@ class DistributedDatasetsFromFunction:
       flat = [nest.flatten(p) for p in parts]
       return nest.pack_sequence_as(parts[0], [PerReplica(v) for v in zip(*flat)])
     return DistributedIterator(step, self.element_spec)
+
+  def __tl_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names, opts):
+    if self._extended._num_local != 1:
+      raise NotImplementedError(
+          "AutoGraph's `for` over distribute_datasets_from_function's dataset with several "
+          "local replicas is not implemented in tensorlet: iterate it outside the "
+          "tf.function and pass each element in, or use experimental_distribute_dataset")
+    # One replica per worker: the worker's dataset is the replica's.
+    self._dataset.__tl_for_stmt__(extra_test, body, get_state, set_state, symbol_names, opts)
 
   @property
   def element_spec(self):

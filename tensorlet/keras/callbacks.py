@@ -4,6 +4,7 @@ The training loops only talk to a CallbackList, which adds History and the
 ProgbarLogger when asked and dispatches every hook to every callback.
 """
 import os
+import sys
 import warnings
 
 import numpy as np
@@ -386,7 +387,7 @@ class ModelCheckpoint(Callback):
       self.best = current
     elif self.verbose > 0:
       print(f"\nEpoch {epoch + 1}: saving model to {path}")
-    from tensorlet.distribute import distributed_file_utils as files
+    files = _files()
     strategy = _strategy_of(self.model)
     path = files.write_filepath(path, strategy)  # non-chief workers: a temporary copy
     directory = os.path.dirname(path)
@@ -426,7 +427,7 @@ class TensorBoard(Callback):
     w = self._writers.get(kind)
     if w is None:
       from tensorlet import summary
-      from tensorlet.distribute import distributed_file_utils as files
+      files = _files()
       log_dir = files.write_dirpath(self.log_dir, _strategy_of(self.model))
       w = self._writers[kind] = summary.create_file_writer(os.path.join(log_dir, kind))
     return w
@@ -473,7 +474,7 @@ class TensorBoard(Callback):
     for w in self._writers.values():
       w.close()
     self._writers = {}
-    from tensorlet.distribute import distributed_file_utils as files
+    files = _files()
     files.remove_temp_dirpath(self.log_dir, _strategy_of(self.model))
 
 
@@ -738,7 +739,7 @@ class BackupAndRestore(Callback):
 
   def _save(self, epoch, batch):
     import json
-    from tensorlet.distribute import distributed_file_utils as files
+    files = _files()
     self._count += 1
     name = f"chief-backup-{self._count}"
     strategy = _strategy_of(self.model)
@@ -780,7 +781,7 @@ class BackupAndRestore(Callback):
       self._save(epoch, None)
 
   def on_train_end(self, logs=None):
-    from tensorlet.distribute import distributed_file_utils as files
+    files = _files()
     if not files.is_chief(_strategy_of(self.model)):
       return  # the chief deletes the shared backup
     if self.delete_checkpoint and os.path.isdir(self.backup_dir):
@@ -793,8 +794,33 @@ class BackupAndRestore(Callback):
 
 
 def _strategy_of(model):
-  """The model's distribution strategy (None: the current one)."""
-  return getattr(model, "distribute_strategy", None)
+  """The strategy the model was made under (None: the current one)."""
+  return getattr(model, "__dict__", {}).get("_tl_strategy")
+
+
+class _Chief:
+  """Where files go while tf.distribute is unused: this process writes them all."""
+
+  @staticmethod
+  def is_chief(strategy=None):
+    return True
+
+  @staticmethod
+  def write_dirpath(dirpath, strategy=None):
+    return dirpath
+
+  @staticmethod
+  def write_filepath(filepath, strategy=None):
+    return filepath
+
+  @staticmethod
+  def remove_temp_dirpath(dirpath, strategy=None):
+    pass
+
+
+def _files():
+  """tf.distribute's placement of files (only the chief writes), once it is in use."""
+  return sys.modules.get("tensorlet.distribute.distributed_file_utils") or _Chief
 
 
 from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402

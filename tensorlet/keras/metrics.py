@@ -4,6 +4,8 @@ A Metric is a tf.Module whose state lives in non-trainable variables, so
 `update_state` works eagerly and stages assign ops inside a tf.function;
 `result()` reads the state, `reset_state()` zeroes it.
 """
+import sys
+
 from tensorlet import dtypes as _dt
 from tensorlet.keras import losses as _losses
 from tensorlet.keras.utils.serialization import deserialize_object
@@ -118,8 +120,8 @@ def _replica_merged_result(result):
   """`result` that, in a replica function of a strategy with several replicas, is
   computed once in cross-replica context (over all replicas' state), as Keras 2's."""
   def merged(self):
-    from tensorlet.distribute._state import state
-    r = state.replica
+    dist = sys.modules.get("tensorlet.distribute._state")  # (None: tf.distribute unused)
+    r = dist.state.replica if dist is not None else None
     if r is None or not r._needs_merge:
       return result(self)
     from tensorlet.distribute.values import Mirrored

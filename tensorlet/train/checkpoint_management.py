@@ -14,6 +14,7 @@ atomically, so a reader sees the old or the new state, never half of one.
 """
 import os
 import re
+import sys
 import time
 import warnings
 
@@ -317,8 +318,8 @@ class CheckpointManager:
     counter.assign_add(1)
     number = int(counter.numpy()) if checkpoint_number is None else int(_value(
         checkpoint_number))
-    from tensorlet.distribute import distributed_file_utils as files
-    if not files.is_chief():
+    files = sys.modules.get("tensorlet.distribute.distributed_file_utils")
+    if files is not None and not files.is_chief():
       # As TF: a non-chief worker saves into a temporary directory it then removes, so
       # only the chief's files (and checkpoint state) appear in `directory`.
       prefix = files.write_filepath(f"{self._prefix}-{number}")

@@ -118,3 +118,35 @@ def test_iterators_and_loops_inside_tf_function(two_cpus):
     return total
   assert int(epoch(s.experimental_distribute_dataset(
       tf.data.Dataset.range(12).batch(4)))) == 66
+
+
+def test_loops_over_datasets_from_function_in_tf_function(two_cpus, fake_workers):
+  def dataset_fn(ctx):
+    return tf.data.Dataset.range(8).shard(ctx.num_input_pipelines,
+                                          ctx.input_pipeline_id).batch(2)
+
+  @tf.function
+  def epoch(dist, strategy):
+    total = tf.constant(0, tf.int64)
+    for x in dist:
+      total += strategy.reduce("SUM", strategy.run(tf.reduce_sum, args=(x,)), axis=None)
+    return total
+  # One replica on worker 1 of 2: it reads 1, 3, 5, 7; the other worker is taken to have
+  # the same values, so the sums double.
+  s = tf.distribute.MirroredStrategy(["/cpu:0"], collectives=fake_workers(rank=1, size=2))
+  assert int(epoch(s.distribute_datasets_from_function(dataset_fn), s)) == 32
+  two = tf.distribute.MirroredStrategy(two_cpus)
+  with pytest.raises(NotImplementedError, match="several local replicas"):
+    epoch(two.distribute_datasets_from_function(dataset_fn), two)
+
+
+def test_ragged_batches_split_by_rows(two_cpus):
+  s = tf.distribute.MirroredStrategy(two_cpus)
+  ds = tf.data.Dataset.from_tensor_slices(
+      tf.ragged.constant([[1, 2], [3], [4, 5, 6], [7]])).batch(4)
+  (b,) = list(s.experimental_distribute_dataset(ds))
+  assert [r.to_list() for r in s.experimental_local_results(b)] == [[[1, 2], [3]],
+                                                                    [[4, 5, 6], [7]]]
+  sparse = tf.data.Dataset.from_tensors(tf.sparse.SparseTensor([[0, 0]], [1.0], [2, 2]))
+  with pytest.raises(ValueError, match="cannot split a batch of SparseTensor"):
+    list(s.experimental_distribute_dataset(sparse))

@@ -14,6 +14,7 @@ order: clipping (clipnorm, else global_clipnorm, else clipvalue), weight decay
 `use_ema`, constraints, and the step count.
 """
 import re
+import sys
 import warnings
 
 import numpy as np
@@ -38,8 +39,8 @@ def _replica_merged(apply):
   skip_gradients_aggregation) and applies the step once, in cross-replica context."""
   def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False,
                       **kwargs):
-    from tensorlet.distribute._state import state
-    r = state.replica
+    dist = sys.modules.get("tensorlet.distribute._state")  # (None: tf.distribute unused)
+    r = dist.state.replica if dist is not None else None
     if r is None or not r._needs_merge:
       return apply(self, grads_and_vars, name, skip_gradients_aggregation, **kwargs)
 
