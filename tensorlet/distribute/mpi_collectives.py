@@ -2,13 +2,15 @@
 
 Every collective is an MPI collective on NumPy buffers; there is no networking of our
 own. Many arrays are fused into one contiguous buffer per dtype before they go out, so
-a training step's gradients cost one all-reduce per dtype, not one per variable.
+a training step's gradients cost one all-reduce per dtype, not one per variable (an
+array of 16 MiB or more goes alone, straight from its own memory).
 
 MPI's blocking collectives cannot time out: a worker that died or hangs leaves the
 others waiting forever. So every collective here is the non-blocking variant
 (`Iallreduce`, `Ibcast`, `Iallgatherv`, `Ibarrier`) polled against a deadline:
 
-- a peer process on this host that exited -> `tf.errors.UnavailableError` at once,
+- a peer process on this host that exited -> `tf.errors.UnavailableError` within about
+  0.25 s (peers on other hosts: the timeout, or the launcher ending the job),
 - no completion within `timeout` seconds -> `tf.errors.DeadlineExceededError`.
 
 After either, the communicator is in an unknown state (a half-finished collective), so

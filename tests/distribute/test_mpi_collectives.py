@@ -271,3 +271,12 @@ def test_large_arrays_go_alone(tmp_path):
   for r in range(2):
     assert rep[r][0] == [[0.0, 2.0, 4.0], [1.0, 1.0, 1.0], 2, "bool", [0, 1, 3, 4],
                          [0.0, 1.0 * (r + 1), 2.0 * (r + 1)]]  # inputs untouched
+
+
+def test_without_mpi4py_the_error_says_what_to_install(monkeypatch):
+  import sys
+  import tensorlet as tf
+  from tensorlet.distribute import mpi_collectives as mc
+  monkeypatch.setitem(sys.modules, "mpi4py", None)  # as if the extra were not installed
+  with pytest.raises(tf.errors.UnimplementedError, match=r"tensorlet\[distributed\]"):
+    mc.MPICollectives()

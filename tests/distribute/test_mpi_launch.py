@@ -74,3 +74,5 @@ def test_distributed_demo_runs_with_one_command(tmp_path):
   assert sorted(os.listdir(tmp_path / "out" / "ckpt")) == [
       "checkpoint", "ckpt-1.data-00000-of-00001", "ckpt-1.index"]  # the chief's files only
   assert not (tmp_path / "out" / "backup").exists()  # removed after a finished fit
+  events = os.listdir(tmp_path / "out" / "logs" / "train")
+  assert len(events) == 1 and events[0].startswith("events.out.tfevents")  # the chief's

@@ -29,7 +29,18 @@ def graph_sum():
   return strategy.reduce("SUM", strategy.run(lambda: tf.constant(float(rank + 1)) * 10.0),
                          axis=None)
 
+contexts = []
+
+def dataset_fn(ctx):
+  contexts.append([ctx.input_pipeline_id, ctx.num_input_pipelines, ctx.num_replicas_in_sync,
+                   ctx.get_per_replica_batch_size(8)])
+  return tf.data.Dataset.range(8).shard(ctx.num_input_pipelines, ctx.input_pipeline_id).batch(2)
+
+from_function = [strategy.experimental_local_results(b)[0].numpy().tolist()
+                 for b in strategy.distribute_datasets_from_function(dataset_fn)]
+
 report({
+    "contexts": contexts, "from_function": from_function,
     "replicas": strategy.num_replicas_in_sync,
     "task": [strategy.cluster_resolver.task_type, strategy.cluster_resolver.task_id],
     "spec_jobs": strategy.cluster_resolver.cluster_spec().jobs,
@@ -57,6 +68,8 @@ def test_strategy_basics_two_workers(tmp_path):
     assert got["sum"] == [3.0, 6.0] and got["mean"] == [1.5, 3.0] and got["axis_sum"] == 9.0
     assert got["replica_sum"] == 3.0 and got["graph_sum"] == 30.0
     assert got["chief"] == [r == 0, r == 0] and got["multi"] is True
+    assert got["contexts"] == [[r, 2, 2, 4]]  # one input pipeline per worker
+    assert got["from_function"] == [[r, r + 2], [r + 4, r + 6]]
 
 
 TF_CONFIG_WORKER = """
@@ -112,11 +125,17 @@ def test_collective_timeout_from_communication_options(tmp_path):
     import tensorlet as tf
     options = tf.distribute.experimental.CommunicationOptions(timeout_seconds=2)
     strategy = tf.distribute.MultiWorkerMirroredStrategy(communication_options=options)
+
+    @tf.function
+    def step():  # the collective inside a graph, as in a training step
+      return strategy.reduce("SUM", strategy.run(lambda: tf.constant(1.0)), axis=None)
+
+    step()
     if strategy.cluster_resolver.task_id == 1:
-      time.sleep(100)  # never joins the reduction
+      time.sleep(100)  # never joins the next reduction
     t = time.monotonic()
     try:
-      strategy.reduce("SUM", strategy.run(lambda: tf.constant(1.0)), axis=None)
+      step()
     except tf.errors.DeadlineExceededError as e:
       report([str(e), time.monotonic() - t])
   """, timeout=60)

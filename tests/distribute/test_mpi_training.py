@@ -59,10 +59,20 @@ def train_step(batch):
   per_replica = strategy.run(replica_fn, args=batch)
   return strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)
 
+@tf.function
+def train_epoch():  # the loop over the distributed dataset inside the graph
+  total = tf.constant(0.0)
+  for batch in dist_dataset:
+    total += train_step(batch)
+  return total
+
 losses = []
 for epoch in range(3):
-  for batch in dist_dataset:
-    losses.append(float(train_step(batch)))
+  if os.environ.get("LOOP_IN_GRAPH"):
+    losses.append(float(train_epoch()))
+  else:
+    for batch in dist_dataset:
+      losses.append(float(train_step(batch)))
 report({"weights": weights(model), "losses": losses,
         "replicas": strategy.num_replicas_in_sync})
 """
@@ -80,13 +90,13 @@ def _close(a, b, atol=1e-5):
     np.testing.assert_allclose(np.array(u), np.array(v), rtol=1e-4, atol=atol)
 
 
-def _one_process_and_two_workers(tmp_path, source, examples=64, reference="plain"):
+def _one_process_and_two_workers(tmp_path, source, examples=64, reference="plain", env=None):
   """The reports of `source` run by one process (without a strategy, or with 2 replicas)
   and by 2 workers."""
   out = []
   for n, mode in ((1, reference), (2, "mwms")):
     done, rep = run_workers(tmp_path / mode, source, n=n, args=[mode],
-                            env={"EXAMPLES": str(examples)})
+                            env={"EXAMPLES": str(examples), **(env or {})})
     check_ok(done)
     out.append(_same_on_workers(rep, n))
   return out
@@ -114,9 +124,16 @@ report({"weights": weights(model), "history": history.history, "evaluation": eva
 """
 
 
-@pytest.mark.parametrize("examples", [64, 70])  # last global batch: 16, 6 examples
-def test_fit_two_workers_match_one_process(tmp_path, examples):
-  one, two = _one_process_and_two_workers(tmp_path, FIT, examples)
+def test_custom_loop_over_the_dataset_inside_tf_function(tmp_path):
+  one, two = _one_process_and_two_workers(tmp_path, CUSTOM_LOOP, env={"LOOP_IN_GRAPH": "1"})
+  assert len(two["losses"]) == 3  # one per epoch
+  _close(one["losses"], two["losses"])
+  _close(one["weights"], two["weights"])
+
+
+def test_fit_two_workers_match_one_process(tmp_path):
+  # 70 examples: 4 global batches of 16, then one of 6 (3 per worker)
+  one, two = _one_process_and_two_workers(tmp_path, FIT, 70)
   assert two["replicas"] == 2
   _close(one["weights"], two["weights"])
   # metrics are aggregated over both workers: the accuracy of the global batch
