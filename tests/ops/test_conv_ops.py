@@ -370,6 +370,27 @@ def test_filter_gradient_on_the_padded_grid_matches_im2col(monkeypatch, xs, ws, 
   np.testing.assert_allclose(got[100], check, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("xs,ws,padding,dil", [
+    ((2, 7, 8, 3), (3, 3, 3, 4), "SAME", 1),
+    ((1, 9, 9, 5), (2, 3, 5, 3), "VALID", [2, 1]),
+    ((2, 6, 7, 8), (3, 2, 8, 2), [[0, 0], [2, 1], [0, 1], [0, 0]], 1),
+    ((1, 8, 7, 1), (3, 3, 1, 2), "SAME", 2),
+])
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_input_gradient_on_the_padded_grid_matches_col2im(monkeypatch, xs, ws, padding, dil,
+                                                          dtype):
+  rs = np.random.RandomState(8)
+  x, w = rs.randint(-3, 4, xs).astype(dtype), rs.randint(-3, 4, ws).astype(dtype)
+  dy = rs.randint(-3, 4, tf.nn.conv2d(x, w, 1, padding, dilations=dil).shape).astype(dtype)
+  attrs = conv_ops._conv_attrs(1, padding, dil, False)
+  got = {}
+  for waste in (0, 100):  # never / always the padded-grid gemm
+    monkeypatch.setattr(conv_ops, "_GRID_MAX_WASTE", waste)
+    got[waste] = execute(conv_ops.Conv2DBackpropInput, [tf.constant(xs), tf.constant(w),
+                                                        tf.constant(dy)], attrs).numpy()
+  np.testing.assert_allclose(got[100], got[0], rtol=1e-12, atol=1e-12)
+
+
 def naive_depthwise(x, w, strides, padding):
   kh, kw, c, m = w.shape
   outs = [naive_conv2d(x[..., i:i + 1], w[:, :, i:i + 1, :], strides, padding) for i in range(c)]
