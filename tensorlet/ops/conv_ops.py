@@ -360,9 +360,6 @@ def Conv2DBackpropInput(input_sizes, filter, out_backprop, **attrs):  # noqa: A0
     fl = np.ascontiguousarray(filter[::-1, ::-1].transpose(0, 1, 3, 2))
     if _use_winograd(dyp.shape, fl, h, w, g):
       return _conv_padded(dyp, fl, h, w, g)
-  if 0 <= min(t, b, lft, rgt) and g.sh == g.sw == 1 and c <= _GRID_MAX_C and \
-      (h + t + b) * (w + lft + rgt) <= _GRID_MAX_WASTE * g.oh * g.ow:
-    return _input_grad_grid(dy, filter, (n, h, w, c), g)
   if g.dh == g.dw == 1 and 0 <= min(t, b, lft, rgt):
     if c <= _CHANNEL_MAJOR_MAX_C:
       return _col2im_channel_major(dy, filter, (n, h, w, c), g)
@@ -372,33 +369,6 @@ def Conv2DBackpropInput(input_sizes, filter, out_backprop, **attrs):  # noqa: A0
   for k, idx in enumerate(g.taps()):
     dxp[idx] += col[:, :, :, k]
   return g.crop(dxp, h, w)
-
-
-# NOTE: stride-1 input gradients for up to 16 channels on the padded grid (see
-# _filter_grad_flat): channel-major [KH*KW*C, rows] = F dy^T, each tap's C rows added to
-# a contiguous shifted run of the [C, N*Hp*Wp] planes. Measured (CPU, 1 thread) C = 3
-# 32x32: 2.7 vs 3.2 ms, C = 16 28x28: 7.4 vs 8.4 ms; with 8x8 images (grid 1.56x the
-# output) 1.4x slower.
-_GRID_MAX_C = 16
-_GRID_MAX_WASTE = 1.35
-
-
-def _input_grad_grid(dy, f, xshape, g):
-  n, h, w, c = xshape
-  kh, kw, _, o = f.shape
-  hp, wp = h + sum(g.pads[1]), w + sum(g.pads[2])
-  rows = n * hp * wp - ((kh - 1) * g.dh * wp + (kw - 1) * g.dw)
-  dye = np.zeros((n, hp, wp, o), dy.dtype)
-  dye[:, :g.oh, :g.ow] = dy
-  z = f.reshape(-1, o) @ dye.reshape(-1, o)[:rows].T  # [KH*KW*C, rows]
-  dxt = np.zeros((c, n * hp * wp), dy.dtype)
-  for i in range(kh):
-    for j in range(kw):
-      k, off = i * kw + j, i * g.dh * wp + j * g.dw
-      dxt[:, off:off + rows] += z[k * c:(k + 1) * c]
-  t, lft = g.pads[1][0], g.pads[2][0]
-  return np.ascontiguousarray(
-      dxt.reshape(c, n, hp, wp)[:, :, t:t + h, lft:lft + w].transpose(1, 2, 3, 0))
 
 
 def _col2im_channel_major(dy, f, xshape, g):
