@@ -150,14 +150,15 @@ def test_progbar_logger_output_of_fit(capsys):
   out = capsys.readouterr().out
   lines = out.splitlines()
   assert lines[0] == "Epoch 1/2" and lines[2] == "Epoch 2/2" and len(lines) == 4
-  assert re.fullmatch(r"2/2 \[==============================\] - \ds \d+(us|ms)/step - "
+  assert re.fullmatch(r"2/2 \[==============================\] - \d+s \d+(us|ms|s)/step - "
                       r"loss: \d+\.\d{4}", lines[1]), lines[1]
   assert "\r" not in out and "\b" not in out
   m.evaluate(x, y, batch_size=64)
-  assert re.fullmatch(r"1/1 \[=+\] - 0s \d+(us|ms)/step - loss: \d\.\d{4}\n",
+  # NOTE: times vary on a loaded host (1s, 1s/step): the format is what is checked.
+  assert re.fullmatch(r"1/1 \[=+\] - \d+s \d+(us|ms|s)/step - loss: \d\.\d{4}\n",
                       capsys.readouterr().out)
   m.fit(x, y, epochs=1, batch_size=64, verbose=2)
-  assert re.fullmatch(r"1/1 - 0s - loss: \d\.\d{4} - \d+(us|ms)/epoch - \d+(us|ms)/step\n",
+  assert re.fullmatch(r"1/1 - \d+s - loss: \d\.\d{4} - \d+(us|ms|s)/epoch - \d+(us|ms|s)/step\n",
                       capsys.readouterr().out)
 
 
