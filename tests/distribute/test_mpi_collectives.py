@@ -1,11 +1,12 @@
 """MPICollectives under `mpiexec -n 2` on this machine: values of every collective,
 fusion into one message per dtype, bad input, and what the survivors see when a
 worker dies, raises or hangs (a clear tf.errors error in bounded time, no hang)."""
+import os
 import time
 
 import pytest
 
-from mpi_launch import check_ok, run_workers
+from mpi_launch import ROOT, check_ok, run_workers
 
 pytest.importorskip("mpi4py")
 
@@ -280,3 +281,18 @@ def test_without_mpi4py_the_error_says_what_to_install(monkeypatch):
   monkeypatch.setitem(sys.modules, "mpi4py", None)  # as if the extra were not installed
   with pytest.raises(tf.errors.UnimplementedError, match=r"tensorlet\[distributed\]"):
     mc.MPICollectives()
+
+
+def test_pid_space_names_host_boot_and_namespace(monkeypatch):
+  # The dead-peer check compares process ids only between workers of one pid space.
+  import subprocess
+  import sys
+  from tensorlet.distribute import mpi_collectives as mc
+  here = mc._pid_space()
+  child = subprocess.run([sys.executable, "-c", "import sys; from tensorlet.distribute import "
+                          "mpi_collectives as mc; sys.stdout.write(mc._pid_space().hex())"],
+                         capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=ROOT)).stdout
+  assert len(here) == 32 and child == here.hex()
+  monkeypatch.setattr(mc.socket, "gethostname", lambda: "another-machine")
+  assert mc._pid_space() != here
