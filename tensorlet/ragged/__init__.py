@@ -10,6 +10,7 @@ from tensorlet.ragged import ragged_dispatch  # noqa: F401 - tf.strings.*, tf.nn
 from tensorlet.ragged.ragged_ops import (  # noqa: F401
     boolean_mask, constant, map_flat_values, range, row_splits_to_segment_ids,
     segment_ids_to_row_splits, stack)
+from tensorlet.ragged.ragged_cross import cross, cross_hashed  # noqa: F401
 
 
 from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
