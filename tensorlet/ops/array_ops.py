@@ -241,6 +241,7 @@ def _(op, dy):
   return [_math().sum_to_shape(dy, shape(op.inputs[0])), None]
 
 
+@dispatch.add_dispatch_support
 def broadcast_to(input, shape, name=None):  # noqa: A002
   """Broadcasts `input` to `shape`."""
   x = convert_to_tensor(input)
