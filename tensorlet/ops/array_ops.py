@@ -216,6 +216,7 @@ def _shape_of(x):
   return s.as_list() if s.is_fully_defined() else shape(x)
 
 
+@dispatch.add_dispatch_support
 def reshape(tensor, shape, name=None):
   """Gives `tensor` a new shape with the same number of elements (-1 infers one dim)."""
   return execute(Reshape, [convert_to_tensor(tensor), _shape_arg(shape, "Reshape")], {}, name)

@@ -1,6 +1,7 @@
-"""tf.ones / tf.zeros / tf.fill / tf.broadcast_to given a DynamicRaggedShape (what
-tf.shape of a RaggedTensor returns): RaggedTensors of that shape, their row_splits in
-the shape's dtype, as TF's."""
+"""tf.ones / tf.zeros / tf.fill / tf.broadcast_to / tf.reshape given a
+DynamicRaggedShape (what tf.shape of a RaggedTensor returns): RaggedTensors of that
+shape, their row_splits in the shape's dtype, as TF's; and tf.reshape of a
+RaggedTensor, which reshapes its flat values, as TF's."""
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops as A
@@ -12,7 +13,7 @@ from tensorlet.ragged.dynamic_ragged_shape import DynamicRaggedShape
 from tensorlet.ragged.ragged_tensor import RaggedTensor
 from tensorlet.tensor import convert_to_tensor
 
-__all__ = ["ones", "zeros", "fill", "broadcast_to"]
+__all__ = ["ones", "zeros", "fill", "broadcast_to", "reshape"]
 
 
 def _wrap(shape, flat):
@@ -88,6 +89,17 @@ def broadcast_to(input, shape, name=None):  # noqa: A002
   return _wrap(shape, A.broadcast_to(outer, flat_shape))
 
 
+def reshape(tensor, shape, name=None):
+  """As TF's: a RaggedTensor's flat values (row partitions dropped) reshaped to `shape`;
+  given a DynamicRaggedShape, partitioned as it."""
+  flat = tensor.flat_values if isinstance(tensor, RaggedTensor) else tensor
+  if isinstance(shape, DynamicRaggedShape):
+    return _wrap(shape, A.reshape(flat, shape.inner_shape))
+  return A.reshape(flat, shape)
+
+
+dispatch.dispatch_for(A.reshape)(RaggedTensor)(reshape)
+dispatch.dispatch_for(A.reshape)(DynamicRaggedShape)(reshape)
 dispatch.dispatch_for(C.ones)(DynamicRaggedShape)(_creation(C.ones))
 dispatch.dispatch_for(C.zeros)(DynamicRaggedShape)(_creation(C.zeros))
 dispatch.dispatch_for(C.fill)(DynamicRaggedShape)(fill)

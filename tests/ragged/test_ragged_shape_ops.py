@@ -111,3 +111,33 @@ def test_row_partition_factories_and_errors():
     RP.from_row_splits([0., 3.])
   with pytest.raises(ValueError, match="constructor is private"):
     RP([0, 1])
+
+
+def test_reshape_of_ragged_reshapes_the_flat_values_as_tf():
+  rt = tf.ragged.constant([[1., 2., 3.], [], [4., 5.]])
+  out = tf.reshape(rt, [-1])
+  assert isinstance(out, tf.Tensor) and out.numpy().tolist() == [1., 2., 3., 4., 5.]
+  uniform = tf.RaggedTensor.from_uniform_row_length(tf.range(6), 2)
+  assert tf.reshape(uniform, [6]).numpy().tolist() == [0, 1, 2, 3, 4, 5]
+  nested = tf.ragged.constant([[[1], [2, 3]], [[4]]])
+  assert tf.reshape(nested, [2, 2]).numpy().tolist() == [[1, 2], [3, 4]]
+  with pytest.raises(tf.errors.InvalidArgumentError,
+                     match="tensor with 4 values, but the requested shape has 3"):
+    tf.reshape(nested, [3])
+
+  @tf.function
+  def g(x):
+    return tf.reshape(x, [-1])
+
+  assert g(rt).numpy().tolist() == [1., 2., 3., 4., 5.]
+
+
+def test_reshape_to_a_ragged_shape():
+  s = tf.shape(tf.ragged.constant([[1., 2., 3.], [], [4., 5.]]))
+  out = tf.reshape(tf.range(5), s)
+  assert isinstance(out, tf.RaggedTensor) and out.to_list() == [[0, 1, 2], [], [3, 4]]
+  assert tf.reshape(tf.ragged.constant([[1, 2], [3, 4, 5]]), s).to_list() == [
+      [1, 2, 3], [], [4, 5]]
+  with pytest.raises(tf.errors.InvalidArgumentError,
+                     match="tensor with 4 values, but the requested shape has 5"):
+    tf.reshape(tf.range(4), s)
