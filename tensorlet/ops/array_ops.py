@@ -216,6 +216,7 @@ def _shape_of(x):
   return s.as_list() if s.is_fully_defined() else shape(x)
 
 
+@dispatch.add_dispatch_support
 def reshape(tensor, shape, name=None):
   """Gives `tensor` a new shape with the same number of elements (-1 infers one dim)."""
   return execute(Reshape, [convert_to_tensor(tensor), _shape_arg(shape, "Reshape")], {}, name)
@@ -241,6 +242,7 @@ def _(op, dy):
   return [_math().sum_to_shape(dy, shape(op.inputs[0])), None]
 
 
+@dispatch.add_dispatch_support
 def broadcast_to(input, shape, name=None):  # noqa: A002
   """Broadcasts `input` to `shape`."""
   x = convert_to_tensor(input)

@@ -20,7 +20,9 @@ _IMPLS = {}        # public function -> [(composite class, implementation)]
 def _composites(args, kwargs):
   out = []
   for a in list(args) + list(kwargs.values()):
-    if isinstance(a, CompositeTensor):
+    # _tl_dispatchable: values that are no composite tensor but have implementations
+    # here too (a DynamicRaggedShape given to tf.ones / tf.broadcast_to)
+    if isinstance(a, CompositeTensor) or getattr(type(a), "_tl_dispatchable", False):
       out.append(a)
     elif isinstance(a, (list, tuple)):
       out.extend(x for x in a if isinstance(x, CompositeTensor))

@@ -34,6 +34,7 @@ def _(op, dy):
   return [None, _math().reduce_sum(dy)]
 
 
+@dispatch.add_dispatch_support
 def fill(dims, value, name=None):
   """A tensor of shape `dims` filled with the scalar `value`."""
   v = convert_to_tensor(value)
@@ -68,9 +69,11 @@ def _creation(value):
 zeros = _creation(0)
 zeros.__name__ = "zeros"
 zeros.__doc__ = "A tensor of the given shape filled with zeros."
+zeros = dispatch.add_dispatch_support(zeros)
 ones = _creation(1)
 ones.__name__ = "ones"
 ones.__doc__ = "A tensor of the given shape filled with ones."
+ones = dispatch.add_dispatch_support(ones)
 
 
 @op("ZerosLike", dtypes=ALL, shape=same_shape, differentiable=False,

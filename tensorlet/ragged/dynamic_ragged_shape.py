@@ -19,6 +19,7 @@ __all__ = ["DynamicRaggedShape"]
 class DynamicRaggedShape:
   """The shape of a RaggedTensor: its row partitions and the shape of its flat values."""
 
+  _tl_dispatchable = True  # tf.ones / tf.broadcast_to / ... dispatch on it (ragged_shape_ops)
   __slots__ = ("_splits", "_uniform", "_inner_shape", "_static_inner", "_static_nrows",
                "_dtype")
 
@@ -71,9 +72,10 @@ class DynamicRaggedShape:
 
   @property
   def row_partitions(self):
-    raise NotImplementedError("DynamicRaggedShape.row_partitions (tf.experimental.RowPartition) "
-                              "is not implemented in tensorlet; use the RaggedTensor's "
-                              "nested_row_splits")
+    """One tf.experimental.RowPartition per ragged dimension, in the shape's dtype."""
+    from tensorlet.ragged.row_partition import RowPartition
+    return tuple(RowPartition(M.cast(s, self._dtype) if s.dtype is not self._dtype else s, u,
+                              internal=True) for s, u in zip(self._splits, self._uniform))
 
   def is_uniform(self, axis):
     a = self._axis(axis)

@@ -83,7 +83,7 @@ def _reverse(rt, a):
   if a == 0:
     n = rt.nrows()
     return gather_rows(rt, M.subtract(M.subtract(n, M.cast(1, n.dtype)),
-                                      A.range(n, dtype=n.dtype)))
+                                      A.range(n, dtype=n.dtype)), keep_uniform=True)
   if a > rt.ragged_rank:  # a uniform dim of the flat values
     return rt.with_flat_values(A.reverse(rt.flat_values, [a - rt.ragged_rank]))
   if a > 1:
@@ -95,7 +95,7 @@ def _reverse(rt, a):
   src = M.subtract(M.add(A.gather(rt.row_splits, ids), A.gather(rt.row_splits[1:], ids)),
                    M.add(pos, M.cast(1, dt)))
   v = rt.values
-  v = gather_rows(v, src) if isinstance(v, RaggedTensor) else A.gather(v, src)
+  v = gather_rows(v, src, True) if isinstance(v, RaggedTensor) else A.gather(v, src)
   out = RaggedTensor.from_row_splits(v, rt.row_splits, validate=False)
   out._uniform = rt._uniform
   return out

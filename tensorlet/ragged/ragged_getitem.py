@@ -22,16 +22,21 @@ def range_indices(starts, lengths):
   return M.add(A.gather(M.cast(starts, dt), ids), offs), splits
 
 
-def gather_rows(rt, indices):
-  """The rows `indices` (a 1-D integer tensor) of `rt`, as a RaggedTensor."""
+def gather_rows(rt, indices, keep_uniform=False):
+  """The rows `indices` (a 1-D integer tensor) of `rt`, as a RaggedTensor. With
+  keep_uniform (slices and reversals, as TF; not tf.gather) a uniform row length of
+  `rt` and of its ragged values is kept."""
   dt = rt.row_splits_dtype
   idx = M.cast(indices, dt)
   starts = A.gather(rt.row_splits[:-1], idx)
   lens = A.gather(rt.row_lengths(), idx)
   pos, splits = range_indices(starts, lens)
   v = rt.values
-  v = gather_rows(v, pos) if isinstance(v, RaggedTensor) else A.gather(v, pos)
-  return RaggedTensor.from_row_splits(v, splits, validate=False)
+  v = gather_rows(v, pos, keep_uniform) if isinstance(v, RaggedTensor) else A.gather(v, pos)
+  out = RaggedTensor.from_row_splits(v, splits, validate=False)
+  if keep_uniform:
+    out._uniform = rt._uniform
+  return out
 
 
 def _index(i, n, what):
@@ -64,19 +69,26 @@ def _slice_bounds(sl, n, dt):
   return start, M.maximum(stop, start)
 
 
+def _sliced_width(width, sl):
+  """The row length after slicing rows of uniform length `width` by `sl`, when static."""
+  if width is None or any(isinstance(b, Tensor) for b in (sl.start, sl.stop)):
+    return None
+  return len(range(width)[slice(sl.start, sl.stop)])
+
+
 def _outer(rt, key):
   dt = rt.row_splits_dtype
   if isinstance(key, slice):
     n = rt.nrows()
     start, stop = _slice_bounds(key, n, dt)
-    return gather_rows(rt, A.range(start, stop, dtype=dt))
+    return gather_rows(rt, A.range(start, stop, dtype=dt), keep_uniform=True)
   if isinstance(key, (int, Tensor)) and not isinstance(key, bool):
     i = _index(int(key), rt.nrows(), "the RaggedTensor") if isinstance(key, int) else key
     i = M.cast(i, dt)
     lo, hi = A.gather(rt.row_splits, i), A.gather(rt.row_splits, M.add(i, M.cast(1, dt)))
     v = rt.values
     if isinstance(v, RaggedTensor):
-      return gather_rows(v, A.range(lo, hi, dtype=dt))
+      return gather_rows(v, A.range(lo, hi, dtype=dt), keep_uniform=True)
     return A.gather(v, A.range(lo, hi, dtype=dt))
   raise TypeError(f"RaggedTensor indices must be ints, slices or tuples of them, got "
                   f"{key!r}")
@@ -93,8 +105,10 @@ def _inner(rt, keys):
       lens = rt.row_lengths()
       start, stop = _slice_bounds(k, lens, lens.dtype)
       pos, splits = range_indices(M.add(rt.row_splits[:-1], start), M.subtract(stop, start))
-      v = gather_rows(v, pos) if isinstance(v, RaggedTensor) else A.gather(v, pos)
+      v = gather_rows(v, pos, True) if isinstance(v, RaggedTensor) else A.gather(v, pos)
+      width = _sliced_width(rt._uniform, k)
       rt = RaggedTensor.from_row_splits(v, splits, validate=False)
+      rt._uniform = width
       v = rt.values
     if rest:
       inner = _inner(v, rest) if isinstance(v, RaggedTensor) else \

@@ -287,6 +287,14 @@ class RaggedTensor(CompositeTensor):
     return tuple(out)
 
   @property
+  def uniform_row_length(self):
+    """The length of every row when the rows are known to be uniform (as a tensor of
+    the row_splits dtype), else None."""
+    if self._uniform is None:
+      return None
+    return convert_to_tensor(np.array(self._uniform, self.row_splits_dtype.as_numpy_dtype))
+
+  @property
   def ragged_rank(self):
     v = self._values
     return v.ragged_rank + 1 if isinstance(v, RaggedTensor) else 1

@@ -345,3 +345,20 @@ def test_validation_data_of_composite_inputs():
     m.fit(ids(), y, validation_split=0.34, verbose=0)
   with pytest.raises(ValueError, match="`validation_split` is only supported for Tensors"):
     ms.fit(x, y4, validation_split=0.5, verbose=0)
+
+
+# ------------------------------------------------------------- Flatten
+def test_flatten_of_ragged_as_keras_2():
+  # Keras 2 reshapes the flat values to (nrows, -1), as tf.reshape of a RaggedTensor does
+  x = tf.keras.Input(shape=(None, 2), ragged=True)
+  y = tf.keras.layers.Flatten()(x)
+  assert type(y).__name__ == "KerasTensor" and y.shape.as_list() == [None, None]
+  rt3 = tf.ragged.constant([[[1., 2.]], [], [[4., 5.], [6., 7.]]], ragged_rank=1)
+  out = tf.keras.Model(x, y)(rt3)
+  np.testing.assert_array_equal(out.numpy(), [[1., 2.], [4., 5.], [6., 7.]])
+  assert tf.keras.layers.Flatten()(rt3).shape.as_list() == [3, 2]
+  sym = tf.keras.layers.Flatten()(tf.keras.Input(shape=(None,), ragged=True))
+  assert sym.shape.as_list() == [None, None]
+  with pytest.raises(tf.errors.InvalidArgumentError,
+                     match="5 values, but the requested shape requires a multiple of 3"):
+    tf.keras.layers.Flatten()(tf.ragged.constant([[1., 2., 3.], [], [4., 5.]]))
