@@ -312,5 +312,8 @@ class Embedding(Layer):
     config = super().get_config()
     config.update({"input_dim": self.input_dim, "output_dim": self.output_dim,
                    "embeddings_initializer": _config(self.embeddings_initializer),
+                   "embeddings_regularizer": _config(self.embeddings_regularizer),
+                   "activity_regularizer": _config(self.activity_regularizer),
+                   "embeddings_constraint": _config(self.embeddings_constraint),
                    "mask_zero": self.mask_zero, "input_length": self.input_length})
     return config

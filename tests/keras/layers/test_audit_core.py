@@ -118,3 +118,26 @@ def test_multi_head_attention_bad_feature_size_changes_nothing():
   for a, b in zip(layer.get_weights(), before):
     np.testing.assert_array_equal(a, b)
   np.testing.assert_allclose(layer(x, x).numpy(), want, rtol=1e-6)
+
+
+def test_embedding_and_batch_normalization_configs_keep_every_keras2_option():
+  e = L.Embedding(4, 2, embeddings_regularizer="l2", activity_regularizer="l1",
+                  embeddings_constraint="non_neg")
+  clone = check_config(e)
+  assert type(clone.embeddings_regularizer).__name__ == "L2"
+  assert type(clone.activity_regularizer).__name__ == "L1"
+  assert type(clone.embeddings_constraint).__name__ == "NonNeg"
+  clone(np.array([[1, 2]]))
+  assert len(clone.losses) == 2
+  bn = L.BatchNormalization(beta_initializer="ones", gamma_initializer="zeros",
+                            moving_mean_initializer="ones", moving_variance_initializer="zeros",
+                            gamma_regularizer="l2", beta_constraint="non_neg")
+  config = check_config(bn).get_config()
+  assert set(config) >= {"beta_initializer", "gamma_initializer", "moving_mean_initializer",
+                         "moving_variance_initializer", "beta_regularizer", "gamma_regularizer",
+                         "beta_constraint", "gamma_constraint"}
+  clone = L.BatchNormalization.from_config(config)
+  clone(np.ones((2, 3), np.float32))
+  np.testing.assert_array_equal(clone.get_weights()[0], 0.0)  # gamma
+  np.testing.assert_array_equal(clone.get_weights()[2], 1.0)  # moving_mean
+  assert type(clone.beta_constraint).__name__ == "NonNeg"
