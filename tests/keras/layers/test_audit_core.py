@@ -55,6 +55,8 @@ def test_embedding_gradient_matches_finite_differences():
     (lambda: L.GroupNormalization(groups=1, axis=3)(np.ones((2, 3), "f")), ValueError,
      "Invalid value for `axis`"),
     (lambda: L.GroupNormalization(groups=1, axis="a"), TypeError, "axis"),
+    (lambda: L.Dense(2, dtype="foo"), TypeError, "DType"),
+    (lambda: L.LSTM(2, dtype="foo"), TypeError, "DType"),
 ])
 def test_errors_match_keras2(make, exc, msg):
   with pytest.raises(exc, match=msg):
