@@ -64,7 +64,7 @@ class Dense(Layer):
                kernel_constraint=None, bias_constraint=None, **kwargs):
     super().__init__(activity_regularizer=activity_regularizer, **kwargs)
     units = int(units) if not isinstance(units, int) else units
-    if units <= 0:
+    if units < 0:  # Keras 2 accepts 0 (an empty output)
       raise ValueError(f"Received an invalid value for `units`, expected a positive integer. "
                        f"Received: units={units}")
     self.units = units

@@ -143,3 +143,11 @@ def test_embedding_and_batch_normalization_configs_keep_every_keras2_option():
   np.testing.assert_array_equal(clone.get_weights()[0], 0.0)  # gamma
   np.testing.assert_array_equal(clone.get_weights()[2], 1.0)  # moving_mean
   assert type(clone.beta_constraint).__name__ == "NonNeg"
+
+
+def test_dense_with_zero_units_is_an_empty_output_as_in_keras2():
+  layer = L.Dense(0)
+  y = layer(np.ones((2, 3), np.float32))
+  assert y.shape == (2, 0) and layer.kernel.shape == (3, 0)
+  with pytest.raises(ValueError, match="units"):
+    L.Dense(-1)
