@@ -141,6 +141,10 @@ def _check_input_spec(layer, spec, x):
       raise ValueError(f"Input 0 of layer \"{name}\" is incompatible with the layer: expected "
                        f"{what}={getattr(spec, what)}, found ndim={r}. Full shape received: "
                        f"{tuple(dims)}")
+  if spec.shape is not None and any(w is not None and g is not None and w != g
+                                    for w, g in zip(spec.shape, dims)):
+    raise ValueError(f"Input 0 of layer \"{name}\" is incompatible with the layer: expected "
+                     f"shape={tuple(spec.shape)}, found shape={tuple(dims)}")
   for axis, size in spec.axes.items():
     got = dims[axis] if -r <= axis < r else None
     if size is not None and got is not None and got != size:

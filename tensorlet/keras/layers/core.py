@@ -64,7 +64,7 @@ class Dense(Layer):
                kernel_constraint=None, bias_constraint=None, **kwargs):
     super().__init__(activity_regularizer=activity_regularizer, **kwargs)
     units = int(units) if not isinstance(units, int) else units
-    if units <= 0:
+    if units < 0:  # Keras 2 accepts 0 (an empty output)
       raise ValueError(f"Received an invalid value for `units`, expected a positive integer. "
                        f"Received: units={units}")
     self.units = units
@@ -312,5 +312,8 @@ class Embedding(Layer):
     config = super().get_config()
     config.update({"input_dim": self.input_dim, "output_dim": self.output_dim,
                    "embeddings_initializer": _config(self.embeddings_initializer),
+                   "embeddings_regularizer": _config(self.embeddings_regularizer),
+                   "activity_regularizer": _config(self.activity_regularizer),
+                   "embeddings_constraint": _config(self.embeddings_constraint),
                    "mask_zero": self.mask_zero, "input_length": self.input_length})
     return config

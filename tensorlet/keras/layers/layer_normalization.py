@@ -135,6 +135,7 @@ class GroupNormalization(_AffineNorm):
 
   def build(self, input_shape):
     dims = TensorShape(input_shape).as_list()
+    _axes(self.axis, len(dims))
     dim = dims[self.axis]
     if dim is None:
       raise ValueError(f"Axis {self.axis} of input tensor should have a defined dimension but "
@@ -190,7 +191,9 @@ class UnitNormalization(Layer):
     self.built = True
 
   def call(self, inputs):
-    return _m.l2_normalize(inputs, axis=self._tl_axes, epsilon=1e-12)
+    # Keras 2 casts (integer inputs too) to the compute dtype first.
+    return _m.l2_normalize(_m.cast(inputs, self.compute_dtype), axis=self._tl_axes,
+                           epsilon=1e-12)
 
   def compute_output_shape(self, input_shape):
     return TensorShape(input_shape)

@@ -2,6 +2,7 @@
 from tensorlet.keras import constraints, initializers, regularizers
 from tensorlet.keras.engine.base_layer import InputSpec, Layer
 from tensorlet.keras.layers._util import smart_cond
+from tensorlet.keras.layers.core import _config
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
 from tensorlet.ops import nn_ops as _nn
@@ -103,4 +104,8 @@ class BatchNormalization(Layer):
     config = super().get_config()
     config.update({"axis": self.axis, "momentum": self.momentum, "epsilon": self.epsilon,
                    "center": self.center, "scale": self.scale})
+    for key in ("beta_initializer", "gamma_initializer", "moving_mean_initializer",
+                "moving_variance_initializer", "beta_regularizer", "gamma_regularizer",
+                "beta_constraint", "gamma_constraint"):
+      config[key] = _config(getattr(self, key))
     return config

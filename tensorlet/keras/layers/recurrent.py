@@ -262,6 +262,14 @@ class RNN(Layer):
       self.cell.built = True
     if self.stateful:
       self._tl_make_state_vars(shape[b])
+    if shape.rank is not None:
+      # As Keras 2: later calls must keep the feature sizes (and a stateful layer's batch),
+      # so a wrong input is a ValueError naming the layer, not a matmul error in the loop.
+      dims = shape.as_list()
+      dims[t] = None
+      if not self.stateful:
+        dims[b] = None
+      self.input_spec = InputSpec(shape=tuple(dims))
     self.built = True
 
   def _tl_make_state_vars(self, batch):
@@ -377,6 +385,12 @@ class RNN(Layer):
       if mask.dtype.name != "bool":
         mask = _m.cast(mask, "bool")
       mask = _a.transpose(mask, [1, 0]) if not self.time_major else mask
+      want, got = xt.shape.as_list()[:2], mask.shape.as_list()
+      if len(got) != 2 or any(w is not None and g is not None and w != g
+                              for w, g in zip(want, got)):
+        raise ValueError(f"The mask of layer {self.name} must have the shape of the input's "
+                         f"batch and time axes {tuple(inputs.shape.as_list()[:2])}; received "
+                         f"a mask with (time, batch) shape {tuple(got)}.")
       mask = _a.expand_dims(mask, -1)
     if self.go_backwards:
       xt = _a.reverse(xt, [0])

@@ -104,6 +104,7 @@ def policy_of(dtype):
     return Policy(dtype.get("config", {}).get("name"))
   if isinstance(dtype, _dt.DType):
     return Policy(dtype.name)
-  if isinstance(dtype, str):
+  if isinstance(dtype, str) and dtype in ("mixed_float16", "mixed_bfloat16", "_infer"):
     return Policy(dtype)
+  # Keras 2 reads any other layer dtype as a DType first: an unknown name is a TypeError.
   return Policy(_dt.as_dtype(dtype).name)
