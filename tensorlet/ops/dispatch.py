@@ -38,8 +38,9 @@ _CANONICAL = {"math.cast": "cast", "math.realdiv": "realdiv", "math.truncatediv"
               "nn.zero_fraction": "math.zero_fraction"}
 # Modules whose functions are not wrapped: control flow and Python-function ops take
 # callables, not tensors, and keep their identity for AutoGraph.
-_SKIP_MODULES = ("tensorlet.ops.control_flow_ops", "tensorlet.ops.script_ops",
-                 "tensorlet.ops.graph_ops", "tensorlet.ops.registry", "tensorlet.ops.dispatch")
+SKIP_MODULES = ("tensorlet.ops.control_flow_ops", "tensorlet.ops.script_ops",
+                "tensorlet.ops.graph_ops", "tensorlet.ops.registry", "tensorlet.ops.dispatch",
+                "tensorlet.graph.control_flow")
 # Namespaces `lookup` searches, by the first part of an API name.
 _NAMESPACES = {"math": "tensorlet.math", "linalg": "tensorlet.linalg", "nn": "tensorlet.nn",
                "random": "tensorlet.random", "strings": "tensorlet.strings",
@@ -92,13 +93,24 @@ def install(namespace, prefix=""):
     raw = getattr(value, "_tl_dispatch", value)
     mod = getattr(raw, "__module__", "") or ""
     if not (mod.startswith("tensorlet.ops.") or mod == namespace.get("__name__")) or \
-        mod.startswith(_SKIP_MODULES):
+        mod.startswith(SKIP_MODULES):
       continue
     namespace[key] = add_dispatch_support(value, f"{prefix}.{key}" if prefix else key)
 
 
+_CANONICAL_NAMESPACES = ("tensorlet.math", "tensorlet.linalg", "tensorlet.nn")
+_namespaces_loaded = False
+
+
 def api_name(fn):
   """The canonical API name of a wrapped public function ("math.add"), else None."""
+  global _namespaces_loaded
+  if not _namespaces_loaded:
+    # The namespaces that give canonical names load on first access (import time);
+    # a name is asked for rarely (Keras layers, composite dispatch), so load them here.
+    _namespaces_loaded = True
+    for m in _CANONICAL_NAMESPACES:
+      importlib.import_module(m)
   entry = _NAMES.get(id(fn))
   return _CANONICAL.get(entry[1], entry[1]) if entry else None
 

@@ -15,7 +15,6 @@ from tensorlet import dtypes as _dt
 from tensorlet.composite_tensor import CompositeTensor
 from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError
-from tensorlet.autodiff import function_grad
 from tensorlet.ops import control_flow_ops
 from tensorlet.polymorphic_function import trace, trace_type
 from tensorlet.polymorphic_function.function_type import FunctionType, Parameter
@@ -223,6 +222,7 @@ class ConcreteFunction:
     trace.note_captured_variables(inputs)  # variable arguments and captured variables
     f = g
     if ctx.tapes and _watched(inputs):
+      from tensorlet.autodiff import function_grad  # loaded on first use (import time)
       f = function_grad.forward_graph(g)
     outs = control_flow_ops.call(f, inputs, name=self._name)
     return self._pack(outs[:len(g.outputs)])
