@@ -8,7 +8,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
-from tensorlet.ops import composite_dispatch as dispatch
+from tensorlet.ops import dispatch
 from tensorlet.ops._common import (ALL, NUMERIC, as_int, as_sequence, as_str, norm_axis,
                                    same_shape, single_axis)
 from tensorlet.ops.registry import (constant_value, convert_inputs, execute, op,

@@ -5,7 +5,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError, out_of_memory
-from tensorlet.ops import composite_dispatch as dispatch
+from tensorlet.ops import dispatch
 from tensorlet.ops._common import ALL, BOOL, NUMERIC, as_int, as_sequence, same_shape, single_axis
 from tensorlet.ops.array_ops import (_check_index_dtype, _const_shape, _dims_arg, _math, _shape_of,
                                      broadcast_dynamic_shape, broadcast_static_shape, broadcast_to,

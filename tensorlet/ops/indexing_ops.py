@@ -6,7 +6,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
-from tensorlet.ops import composite_dispatch as dispatch
+from tensorlet.ops import dispatch
 from tensorlet.ops._common import ALL, NUMERIC, as_int, norm_axis, same_shape, single_axis
 from tensorlet.ops.array_ops import (_check_index_dtype, _const_shape, _l, _math, _shape_arg,
                                      concat, reshape, shape, squeeze)

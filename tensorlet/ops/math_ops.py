@@ -7,7 +7,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops
 from tensorlet.ops import _blas_threads as _bt
-from tensorlet.ops import composite_dispatch as dispatch
+from tensorlet.ops import dispatch
 from tensorlet.ops._common import (BOOL, FLOAT, FLOAT_C, INT, NUM_STR, NUMERIC, REAL,
                                    as_sequence, broadcast_bool, broadcast_shape,
                                    reduced_shape, same_shape, single_axis)

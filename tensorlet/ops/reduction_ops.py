@@ -4,7 +4,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
-from tensorlet.ops import array_ops, composite_dispatch as dispatch
+from tensorlet.ops import array_ops, dispatch
 from tensorlet.ops._common import BOOL, NUMERIC, REAL, as_sequence, norm_axis, reduced_shape
 from tensorlet.ops.math_ops import (_sh, cast, conj, equal, exp, is_finite, log, logical_not,
                                     not_equal, real, size, sqrt, square)
