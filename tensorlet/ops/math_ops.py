@@ -264,6 +264,30 @@ def divide(x, y, name=None):
 realdiv = _binary_public(RealDiv, "realdiv", "x / y for floating-point tensors.")
 
 
+@op("MulNoNan", dtypes=FLOAT_C, shape=broadcast_shape)
+def MulNoNan(x, y):
+  return np.where(y == 0, np.zeros((), x.dtype), x * y).astype(x.dtype)
+
+
+@MulNoNan.def_grad
+def _(op, dy):
+  x, y = op.inputs
+  return [multiply_no_nan(dy, conj(y)), multiply_no_nan(conj(x), dy)]
+
+
+multiply_no_nan = _binary_public(MulNoNan, "multiply_no_nan", "x * y, or 0 where y is 0.")
+
+
+@op("TruncateMod", dtypes=REAL, shape=broadcast_shape, differentiable=False)
+def TruncateMod(x, y):
+  if x.dtype.kind in "iu":
+    _int_div_check(y, "TruncateMod")
+  return np.fmod(x, y)
+
+
+truncatemod = _binary_public(TruncateMod, "truncatemod", "x mod y with the sign of x (C's %).")
+
+
 # ----------------------------------------------------------------- unary
 
 def _unary(name, kernel, dtypes, grad):
@@ -394,6 +418,19 @@ def _(op, dy):
   x, y = op.inputs[0], op.outputs[0]
   return [div_no_nan(complex(dy, array_ops.zeros_like(dy)) * x,
                      complex(y, array_ops.zeros_like(y)))]
+
+
+@name_scoped
+def reciprocal_no_nan(x, name=None):
+  """1 / x, or 0 where x is 0."""
+  x = convert_to_tensor(x)
+  return div_no_nan(array_ops.ones_like(x), x)
+
+
+@name_scoped
+def rint(x, name=None):
+  """The closest integer to x; halves round to even."""
+  return round(x)
 
 
 # -------------------------------------------------------- comparison/logical
@@ -741,6 +778,21 @@ def complex(real, imag, name=None):  # noqa: A001
   return Complex(real, imag)
 
 
+@name_scoped
+def angle(input, name=None):  # noqa: A002
+  """The argument of complex `input` (for real input: 0, or pi where negative)."""
+  x = convert_to_tensor(input)
+  if x.dtype.is_complex:
+    return atan2(imag(x), real(x))
+  return array_ops.where(less(x, array_ops.zeros_like(x)),
+                         array_ops.fill(array_ops.shape(x), _const_like(np.pi, x.dtype)),
+                         array_ops.zeros_like(x))
+
+
+def _const_like(v, dtype):
+  return convert_to_tensor(np.asarray(v, dtype=dtype.as_numpy_dtype))
+
+
 # -------------------------------------------------------------- helpers
 
 @name_scoped
@@ -788,61 +840,7 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
   return x * rsqrt(maximum(sq, epsilon))
 
 
-
-
-# ------------------------------- no-nan/truncating arithmetic, monotonicity, confusion
-
-@op("MulNoNan", dtypes=FLOAT_C, shape=broadcast_shape)
-def MulNoNan(x, y):
-  return np.where(y == 0, np.zeros((), x.dtype), x * y).astype(x.dtype)
-
-
-@MulNoNan.def_grad
-def _(op, dy):
-  x, y = op.inputs
-  return [multiply_no_nan(dy, conj(y)), multiply_no_nan(conj(x), dy)]
-
-
-multiply_no_nan = _binary_public(MulNoNan, "multiply_no_nan", "x * y, or 0 where y is 0.")
-
-
-@op("TruncateMod", dtypes=REAL, shape=broadcast_shape, differentiable=False)
-def TruncateMod(x, y):
-  if x.dtype.kind in "iu":
-    _int_div_check(y, "TruncateMod")
-  return np.fmod(x, y)
-
-
-truncatemod = _binary_public(TruncateMod, "truncatemod", "x mod y with the sign of x (C's %).")
-
-
-@name_scoped
-def reciprocal_no_nan(x, name=None):
-  """1 / x, or 0 where x is 0."""
-  x = convert_to_tensor(x)
-  return div_no_nan(array_ops.ones_like(x), x)
-
-
-@name_scoped
-def rint(x, name=None):
-  """The closest integer to x; halves round to even."""
-  return round(x)
-
-
-@name_scoped
-def angle(input, name=None):  # noqa: A002
-  """The argument of complex `input` (for real input: 0, or pi where negative)."""
-  x = convert_to_tensor(input)
-  if x.dtype.is_complex:
-    return atan2(imag(x), real(x))
-  return array_ops.where(less(x, array_ops.zeros_like(x)),
-                         array_ops.fill(array_ops.shape(x), _const_like(np.pi, x.dtype)),
-                         array_ops.zeros_like(x))
-
-
-def _const_like(v, dtype):
-  return convert_to_tensor(np.asarray(v, dtype=dtype.as_numpy_dtype))
-
+# ------------------------------------ summaries: zero fraction, monotonicity, confusion
 
 @name_scoped
 def zero_fraction(value, name=None):
