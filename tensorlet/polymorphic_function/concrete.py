@@ -211,9 +211,6 @@ class ConcreteFunction:
     self._run = executor.compile_graph(self._lowered(), fn_name=executor._ident(self._name))
     return self._run
 
-  def _interpreter(self):
-    return executor.Interpreter(self._lowered())
-
   def _call_op(self, tensors):
     """One call node (in a graph) or one recorded call (under a tape)."""
     g = self.graph
