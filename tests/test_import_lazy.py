@@ -18,6 +18,7 @@ LAZY = [
     "tensorlet.ops.tensor_array_ops",        # tf.TensorArray
     "tensorlet.graph.control_flow",          # tf.cond, tf.while_loop
     "tensorlet.graph.functional",            # tf.map_fn, tf.scan
+    "tensorlet.graph.passes",                # the first call of a tf.function
     "tensorlet.distribute",
     "tensorlet.keras",
     "tensorlet.data",

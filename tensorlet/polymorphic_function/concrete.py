@@ -18,7 +18,7 @@ from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import control_flow_ops
 from tensorlet.polymorphic_function import trace, trace_type
 from tensorlet.polymorphic_function.function_type import FunctionType, Parameter
-from tensorlet.graph import executor, passes
+from tensorlet.graph import executor
 from tensorlet.ops.registry import _wrap
 from tensorlet.tensor import EagerTensor, Tensor
 
@@ -205,6 +205,7 @@ class ConcreteFunction:
   # ------------------------------------------------------------ execution
   def _lowered(self):
     """The graph the executors run: captures bound, optimised (graph/passes.py)."""
+    from tensorlet.graph import passes  # loaded at the first call, not at import
     return passes.lower(self.graph, self._arg_leaves)
 
   def _compile(self):
