@@ -109,14 +109,15 @@ def elementwise_handler(fn):
 
 
 def _collect(x, out):
-  if isinstance(x, _TYPES):
-    out.append(x)
-  elif isinstance(x, (list, tuple)):
-    for y in x:
-      _collect(y, out)
-  elif isinstance(x, dict):
-    for y in x.values():
-      _collect(y, out)
+  # iterative, each container once: arguments may be deeply nested or contain themselves
+  stack, seen = [x], set()
+  while stack:
+    x = stack.pop()
+    if isinstance(x, _TYPES):
+      out.append(x)
+    elif isinstance(x, (list, tuple, dict)) and id(x) not in seen:
+      seen.add(id(x))
+      stack.extend(reversed(list(x.values() if isinstance(x, dict) else x)))
 
 
 def call(api, args, kwargs):
