@@ -210,35 +210,33 @@ def _(op, dy):
   return [dy - _m.exp(op.outputs[0]) * _m.reduce_sum(dy, axis=-1, keepdims=True)]
 
 
-def _on_axis(od, logits, axis):
+def _on_axis(od, logits, axis, name=None):
   x = convert_inputs(od, (logits,))[0]
   r = x.shape.rank
   axis = -1 if axis is None else as_int(axis, od.name, "axis")
   if axis == -1 or r is None or axis == r - 1:
-    return execute(od, [x], {})
+    return execute(od, [x], {}, name)  # one op: named `name`, as TF's
   if not -r <= axis < r:
     raise InvalidArgumentError(None, None, f"`axis` must be in the range [{-r}, {r}) where {r} "
                                f"is the number of dimensions in the input. Received: "
                                f"axis={axis}")
   perm = list(range(r))
   perm[axis % r], perm[-1] = perm[-1], perm[axis % r]
-  return _a.transpose(execute(od, [_a.transpose(x, perm)], {}), perm)
+  return _a.transpose(execute(od, [_a.transpose(x, perm)], {}), perm, name=name)
 
 
-@name_scoped
 def softmax(logits, axis=None, name=None):
   """exp(logits) / sum(exp(logits), axis), computed stably; `axis` defaults to -1.
 
   >>> tf.nn.softmax([0., 0.]).numpy()
   array([0.5, 0.5], dtype=float32)
   """
-  return _on_axis(Softmax, logits, axis)
+  return _on_axis(Softmax, logits, axis, name)
 
 
-@name_scoped
 def log_softmax(logits, axis=None, name=None):
   """logits - log(sum(exp(logits), axis)), computed stably."""
-  return _on_axis(LogSoftmax, logits, axis)
+  return _on_axis(LogSoftmax, logits, axis, name)
 
 
 def _is_zero(t):

@@ -43,6 +43,8 @@ _CASES = {
     "split": lambda x: tf.split(x, 3, axis=1, name="my_split")[0],
     "where": lambda x: tf.where(x > 2., x, -x, name="my_where"),
     "slice": lambda x: tf.slice(x, [0, 1], [2, 2], name="my_slice"),
+    "softmax": lambda x: tf.nn.softmax(x, name="my_softmax"),
+    "log_softmax": lambda x: tf.math.log_softmax(x, name="my_log_softmax"),
     "bias_add": lambda x: tf.nn.bias_add(x, [1., 2., 3.], name="my_bias_add"),
     "softmax_ce": lambda x: tf.nn.softmax_cross_entropy_with_logits(
         tf.nn.softmax(x), x, name="my_ce"),
