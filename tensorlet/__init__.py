@@ -42,10 +42,6 @@ from tensorlet.ops.array_ops import (  # noqa: F401
     scatter_nd, sequence_mask, shape, shape_n, size, slice, sort, split, squeeze, stack,
     stop_gradient, strided_slice, tensor_scatter_nd_add, tensor_scatter_nd_sub,
     tensor_scatter_nd_update, tile, transpose, unique, unstack, where, zeros, zeros_like)
-from tensorlet.ops.logging_ops import print_ as print  # noqa: A004
-from tensorlet.ops.logging_ops import Assert_ as Assert  # noqa: F401
-from tensorlet.ops.logging_ops import (assert_equal, assert_greater, assert_less,  # noqa: F401
-                                       assert_rank)
 from tensorlet.variables import Variable, VariableAggregation, VariableSynchronization
 from tensorlet.module import Module
 from tensorlet.autodiff.tape import GradientTape, UnconnectedGradients
@@ -53,10 +49,8 @@ from tensorlet.autodiff.custom_gradient import custom_gradient
 from tensorlet.ops import graph_ops as _graph_ops  # noqa: F401 - Const, Placeholder
 from tensorlet.polymorphic_function.polymorphic import function, Function  # noqa: F401
 from tensorlet.ops.script_ops import numpy_function, py_function  # noqa: F401
-from tensorlet.graph.control_flow import case, cond, switch_case, while_loop  # noqa: F401
-from tensorlet.ops.tensor_array_ops import TensorArray  # noqa: F401
 from tensorlet.graph.graph import Graph, Operation  # noqa: F401
-from tensorlet import math, nest, config, debugging, types  # noqa: F401
+from tensorlet import nest, types  # noqa: F401
 types._late()
 from tensorlet.ops import dispatch as _dispatch
 _dispatch.install(globals())  # public functions dispatch on Keras symbolic tensors
@@ -85,6 +79,9 @@ _LAZY = {
     "image": "tensorlet.image",
     "compat": "tensorlet.compat",
     "distribute": "tensorlet.distribute",
+    "math": "tensorlet.math",
+    "config": "tensorlet.config",
+    "debugging": "tensorlet.debugging",
 }
 _LAZY_ATTRS = {
     "clip_by_value": ("tensorlet.ops.clip_ops", "clip_by_value"),
@@ -107,6 +104,17 @@ _LAZY_ATTRS = {
     "no_op": ("tensorlet.ops.group_ops", "no_op"),
     "group": ("tensorlet.ops.group_ops", "group"),
     "tuple": ("tensorlet.ops.group_ops", "tuple"),
+    "print": ("tensorlet.ops.logging_ops", "print_"),
+    "Assert": ("tensorlet.ops.logging_ops", "Assert_"),
+    "assert_equal": ("tensorlet.ops.logging_ops", "assert_equal"),
+    "assert_greater": ("tensorlet.ops.logging_ops", "assert_greater"),
+    "assert_less": ("tensorlet.ops.logging_ops", "assert_less"),
+    "assert_rank": ("tensorlet.ops.logging_ops", "assert_rank"),
+    "TensorArray": ("tensorlet.ops.tensor_array_ops", "TensorArray"),
+    "cond": ("tensorlet.graph.control_flow", "cond"),
+    "case": ("tensorlet.graph.control_flow", "case"),
+    "switch_case": ("tensorlet.graph.control_flow", "switch_case"),
+    "while_loop": ("tensorlet.graph.control_flow", "while_loop"),
 }
 
 
@@ -120,7 +128,7 @@ def __getattr__(name):
   if target is not None:
     v = getattr(_importlib.import_module(target[0]), target[1])
     v = _dispatch.add_dispatch_support(v, name) if callable(v) and not isinstance(v, type) \
-        else v
+        and not (v.__module__ or "").startswith(_dispatch.SKIP_MODULES) else v
     globals()[name] = v
     return v
   from tensorlet._unsupported import missing

@@ -42,7 +42,7 @@ class CompositeTensor:
 
   def __array__(self, dtype=None, copy=None):
     # NOTE: refusing conversion makes dense ops fail early on a composite, so
-    # ops/composite_dispatch.py can run the composite implementation instead.
+    # ops/dispatch.py can run the composite implementation instead.
     raise TypeError(f"Failed to convert a {type(self).__name__} to a dense Tensor; use its "
                     f"own ops (e.g. to_tensor() / tf.sparse.to_dense())")
 

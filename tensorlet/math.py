@@ -24,12 +24,12 @@ divide_no_nan = div_no_nan
 
 def softmax(logits, axis=None, name=None):
   from tensorlet.ops import nn_ops
-  return nn_ops.softmax(logits, axis=-1 if axis is None else axis)
+  return nn_ops.softmax(logits, axis=-1 if axis is None else axis, name=name)
 
 
 def log_softmax(logits, axis=None, name=None):
   from tensorlet.ops import nn_ops
-  return nn_ops.log_softmax(logits, axis=-1 if axis is None else axis)
+  return nn_ops.log_softmax(logits, axis=-1 if axis is None else axis, name=name)
 
 
 def in_top_k(targets, predictions, k, name=None):

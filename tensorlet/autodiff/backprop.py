@@ -11,6 +11,26 @@ from tensorlet.errors import InvalidArgumentError
 
 __all__ = ["backprop", "unbroadcast", "is_differentiable_dtype"]
 
+# Gradients of the call, If/While and py_function ops live in modules that pull in
+# graphs and control flow; they register themselves when first needed (below), not
+# at `import tensorlet`.
+_LATE_GRADIENT_MODULES = ("tensorlet.autodiff.function_grad",
+                          "tensorlet.autodiff.control_flow_grad",
+                          "tensorlet.autodiff.py_function_grad")
+_late_loaded = False
+
+
+def load_late_gradients():
+  """Registers the late gradient modules; True the first time (then retry a lookup)."""
+  global _late_loaded
+  if _late_loaded:
+    return False
+  _late_loaded = True
+  import importlib
+  for m in _LATE_GRADIENT_MODULES:
+    importlib.import_module(m)
+  return True
+
 
 def is_differentiable_dtype(dtype):
   # NOTE: the set answers the common dtypes fast; the flags cover dtypes added later.
@@ -138,7 +158,7 @@ def backprop(records, seeds, source_ids):
     if not found:
       continue
     od = rec.opdef
-    if od.grad_fn is None:
+    if od.grad_fn is None and not (load_late_gradients() and od.grad_fn is not None):
       raise LookupError(f"No gradient defined for operation '{od.name}' (op type: {od.name}). "
                         f"It is not differentiable; wrap it in tf.stop_gradient if that is intended.")
     if len(dys) > 1 and not od.none_grads:

@@ -5,7 +5,6 @@ import enum
 import warnings
 
 from tensorlet import _nest as nest
-from tensorlet.autodiff import control_flow_grad, function_grad  # noqa: F401 - registers gradients
 from tensorlet.autodiff.backprop import backprop, is_differentiable_dtype
 from tensorlet.context import ctx
 from tensorlet.tensor import Tensor, convert_to_tensor
@@ -269,6 +268,3 @@ class GradientTape:
     j = array_ops.stack(cols, axis=1)
     return array_ops.reshape(j, tshape + sshape[1:])
 
-
-# NOTE: imported last: the py_function gradient uses GradientTape itself.
-from tensorlet.autodiff import py_function_grad  # noqa: E402,F401 - registers its gradient

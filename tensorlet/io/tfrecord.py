@@ -11,7 +11,7 @@ import os
 import struct
 import zlib
 
-from tensorlet.errors import DataLossError, InvalidArgumentError
+from tensorlet.errors import DataLossError
 from tensorlet.io import crc32c as _crc
 from tensorlet.formats.file_errors import os_error
 
@@ -255,9 +255,3 @@ def read_records(path, compression="", buffer_size=256 * 1024):
       yield data
   finally:
     f.close()
-
-
-def check_buffer_size(value, op_name):
-  if value < 0:
-    raise InvalidArgumentError(None, None, f"`buffer_size` must be >= 0 (0 means the default "
-                               f"buffer), got {value} [Op:{op_name}]")

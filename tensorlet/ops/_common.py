@@ -1,4 +1,6 @@
 """Dtype sets and shape rules shared by the op modules."""
+import functools
+
 import numpy as np
 
 from tensorlet import dtypes as _dt
@@ -137,3 +139,21 @@ def reduced_shape(shape, axis, keepdims):
     return TensorShape([1] * len(dims) if keepdims else [])
   return TensorShape([1 if i in axis else d for i, d in enumerate(dims)] if keepdims else
                      [d for i, d in enumerate(dims) if i not in axis])
+
+
+def name_scoped(fn):
+  """For a public function made of several ops: `name=` given opens a name scope
+  around them, as TF names such functions' ops "<name>/..." (in graphs)."""
+  from tensorlet.context import name_scope
+  code = fn.__code__
+  positional = code.co_varnames[:code.co_argcount]
+  pos = positional.index("name") if "name" in positional else 1 << 30
+
+  @functools.wraps(fn)
+  def wrapper(*args, **kwargs):
+    name = args[pos] if len(args) > pos else kwargs.get("name")
+    if name is None:
+      return fn(*args, **kwargs)
+    with name_scope(name):
+      return fn(*args, **kwargs)
+  return wrapper

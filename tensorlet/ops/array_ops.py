@@ -8,7 +8,8 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
-from tensorlet.ops import composite_dispatch as dispatch
+from tensorlet.ops import dispatch
+from tensorlet.ops._common import name_scoped
 from tensorlet.ops._common import (ALL, NUMERIC, as_int, as_sequence, as_str, norm_axis,
                                    same_shape, single_axis)
 from tensorlet.ops.registry import (constant_value, convert_inputs, execute, op,
@@ -102,6 +103,7 @@ def identity(input, name=None):  # noqa: A002
   return execute(Identity, [convert_to_tensor(input)], {}, name)
 
 
+@name_scoped
 def guarantee_const(input, name=None):  # noqa: A002
   """Identity (TF's hint that the value is constant)."""
   return identity(input)
@@ -158,6 +160,7 @@ def shape(input, out_type=_int32, name=None):  # noqa: A002
   return execute(Shape, [convert_to_tensor(input)], {"out_type": _dt.as_dtype(out_type)}, name)
 
 
+@name_scoped
 def shape_n(input, out_type=_int32, name=None):  # noqa: A002
   return [shape(x, out_type) for x in as_sequence(input, "ShapeN", "input")]
 
@@ -313,6 +316,7 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
   return out
 
 
+@name_scoped
 def matrix_transpose(a, name="matrix_transpose", conjugate=False):
   x = convert_to_tensor(a)
   r = x.shape.rank
@@ -777,6 +781,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
 
 # ------------------------------------------------------------ composites
 
+@name_scoped
 def meshgrid(*args, indexing="xy", name=None):
   """N-D coordinate grids from 1-D tensors ("xy": Cartesian, "ij": matrix indexing)."""
   if indexing not in ("xy", "ij"):
@@ -866,6 +871,7 @@ def roll(input, shift, axis, name=None):  # noqa: A002
   return execute(Roll, [x], {"shift": shift, "axis": axes}, name)
 
 
+@name_scoped
 def sequence_mask(lengths, maxlen=None, dtype=_dt.bool, name=None):
   m = _math()
   lengths = convert_to_tensor(lengths)
@@ -877,6 +883,7 @@ def sequence_mask(lengths, maxlen=None, dtype=_dt.bool, name=None):
   return mask if _dt.as_dtype(dtype) is _dt.bool else m.cast(mask, dtype)
 
 
+@name_scoped
 def ensure_shape(x, shape, name=None):
   t = convert_to_tensor(x)
   if not t.shape.is_compatible_with(shape):

@@ -6,6 +6,7 @@ lo <= t <= hi, and clip_by_norm guards the zero norm with a two-tap `where`.
 """
 import collections.abc
 
+from tensorlet.ops._common import name_scoped
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
 from tensorlet.ops.nn_ops import l2_loss
@@ -18,6 +19,7 @@ def _keep_shape(values, result):
   return result
 
 
+@name_scoped
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
   """Clips `t` elementwise to [clip_value_min, clip_value_max].
 
@@ -32,6 +34,7 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
   return _keep_shape(values, _m.maximum(t_min, clip_value_min))
 
 
+@name_scoped
 def clip_by_norm(t, clip_norm, axes=None, name=None):
   """Scales `t` so that its L2 norm over `axes` is at most `clip_norm`.
 
@@ -53,6 +56,7 @@ def _tensor_list(t_list):
   return [None if t is None else convert_to_tensor(t) for t in t_list]
 
 
+@name_scoped
 def global_norm(t_list, name=None):
   """sqrt(sum of squares of every element of every tensor in `t_list`); None entries skip."""
   values = [v for v in _tensor_list(t_list) if v is not None]
@@ -62,6 +66,7 @@ def global_norm(t_list, name=None):
   return _m.sqrt(half_squared_norm * 2.0)
 
 
+@name_scoped
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
   """Scales every tensor by clip_norm / max(global_norm, clip_norm).
 

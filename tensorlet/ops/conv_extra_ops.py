@@ -13,6 +13,7 @@ from tensorlet.ops import array_ops as _a
 from tensorlet.ops import conv_ops as _c
 from tensorlet.ops import math_ops as _m
 from tensorlet.ops._common import as_int, as_sequence
+from tensorlet.ops._common import name_scoped
 from tensorlet.tensor import Tensor, convert_to_tensor
 
 __all__ = ["conv3d", "conv1d_transpose", "conv3d_transpose"]
@@ -57,6 +58,7 @@ def _check_3d(input, filters, data_format, padding):  # noqa: A002
   return data_format == "NCDHW", x, convert_to_tensor(filters, dtype=x.dtype)
 
 
+@name_scoped
 def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None,  # noqa: A002
            name=None):
   """3-D convolution of NDHWC `input` with DHWIO `filters`.
@@ -128,6 +130,7 @@ def _pad_depth(x, depth, span, stride):
   return _a.concat([before, x, after], 1)
 
 
+@name_scoped
 def conv1d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
                      data_format="NWC", dilations=None, name=None):
   """The gradient of conv1d w.r.t. its input; `filters` is [width, out_channels,
@@ -156,6 +159,7 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
   return _a.transpose(y, [0, 2, 1]) if first else y
 
 
+@name_scoped
 def conv3d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
                      data_format="NDHWC", dilations=None, name=None):
   """The gradient of conv3d w.r.t. its input: `filters` is [d, h, w, out_channels,

@@ -5,8 +5,9 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError, out_of_memory
-from tensorlet.ops import composite_dispatch as dispatch
+from tensorlet.ops import dispatch
 from tensorlet.ops._common import ALL, BOOL, NUMERIC, as_int, as_sequence, same_shape, single_axis
+from tensorlet.ops._common import name_scoped
 from tensorlet.ops.array_ops import (_check_index_dtype, _const_shape, _dims_arg, _math, _shape_of,
                                      broadcast_dynamic_shape, broadcast_static_shape, broadcast_to,
                                      concat, expand_dims, reshape, transpose)
@@ -143,6 +144,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
   return execute(Range, ts, {}, name)
 
 
+@name_scoped
 def linspace(start, stop, num, name=None, axis=0):
   """`num` evenly spaced values from `start` to `stop` inclusive (both ends exact).
 
@@ -179,6 +181,7 @@ def linspace(start, stop, num, name=None, axis=0):
   return r
 
 
+@name_scoped
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dt.float32, name=None):
   """Identity matrix (or a batch of them)."""
   dtype = _dt.as_dtype(dtype)

@@ -6,8 +6,9 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
-from tensorlet.ops import composite_dispatch as dispatch
+from tensorlet.ops import dispatch
 from tensorlet.ops._common import ALL, NUMERIC, as_int, norm_axis, same_shape, single_axis
+from tensorlet.ops._common import name_scoped
 from tensorlet.ops.array_ops import (_check_index_dtype, _const_shape, _l, _math, _shape_arg,
                                      concat, reshape, shape, squeeze)
 from tensorlet.ops.creation_ops import zeros_like
@@ -270,14 +271,17 @@ def _(op, dy):
   return [dy, None, _math().negative(gather_nd(dy, op.inputs[1]))]
 
 
+@name_scoped
 def tensor_scatter_nd_update(tensor, indices, updates, name=None):
   return TensorScatterUpdate(tensor, indices, updates)
 
 
+@name_scoped
 def tensor_scatter_nd_add(tensor, indices, updates, name=None):
   return TensorScatterAdd(tensor, indices, updates)
 
 
+@name_scoped
 def tensor_scatter_nd_sub(tensor, indices, updates, name=None):
   return TensorScatterSub(tensor, indices, updates)
 
@@ -332,6 +336,7 @@ def where(condition, x=None, y=None, name=None):
 
 
 @dispatch.add_dispatch_support
+@name_scoped
 def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
   """The elements (or slices) of `tensor` where `mask` is True."""
   t = convert_to_tensor(tensor)
@@ -604,6 +609,7 @@ def _slice_arg(v, arg):
   return [int(x) for x in np.reshape(cv, [-1])]
 
 
+@name_scoped
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
                   new_axis_mask=0, shrink_axis_mask=0, name=None):
   """TF's mask-based strided slice, turned into the index spec `x[...]` uses."""
@@ -679,11 +685,13 @@ TensorScatterMax.def_grad(_tsmm_grad)
 TensorScatterMin.def_grad(_tsmm_grad)
 
 
+@name_scoped
 def tensor_scatter_nd_max(tensor, indices, updates, name=None):
   """`tensor` with elementwise max(tensor[indices], updates) at `indices`."""
   return TensorScatterMax(tensor, indices, updates)
 
 
+@name_scoped
 def tensor_scatter_nd_min(tensor, indices, updates, name=None):
   """`tensor` with elementwise min(tensor[indices], updates) at `indices`."""
   return TensorScatterMin(tensor, indices, updates)

@@ -5,6 +5,7 @@ import builtins
 
 import numpy as np
 
+from tensorlet.ops._common import name_scoped
 from tensorlet import dtypes as _dt
 from tensorlet.ops import array_ops, math_ops
 from tensorlet.ops.linalg_ops import (_LAPACK, _check, _dim, _eye, _like, _mT,
@@ -69,6 +70,7 @@ def _(op, dq, dr):
   return [array_ops.concat([dx, matmul(q, dv)], axis=-1)]
 
 
+@name_scoped
 def qr(input, full_matrices=False, name=None):  # noqa: A002
   """QR decomposition: q with orthonormal columns, upper-triangular r, q @ r = input."""
   return execute(Qr, [convert_to_tensor(input)], {"full_matrices": bool(full_matrices)})
@@ -136,6 +138,7 @@ def _(op, ds, du, dv):
   return [ga]
 
 
+@name_scoped
 def svd(tensor, full_matrices=False, compute_uv=True, name=None):
   """Singular values s (descending) and, with compute_uv, u and v: tensor = u diag(s) v^H.
 
@@ -183,11 +186,13 @@ def _(op, de, dv):
   return [set_diag(g, 0.5 * diag_part(g))]
 
 
+@name_scoped
 def eigh(tensor, name=None):
   """Eigenvalues (ascending) and eigenvectors of self-adjoint matrices (lower half read)."""
   return execute(SelfAdjointEigV2, [convert_to_tensor(tensor)], {"compute_v": True})
 
 
+@name_scoped
 def eigvalsh(tensor, name=None):
   """Eigenvalues (ascending) of self-adjoint matrices."""
   return execute(SelfAdjointEigV2, [convert_to_tensor(tensor)], {"compute_v": False})[0]
@@ -208,16 +213,19 @@ def Eig(x, *, compute_v):
   return e.astype(out), v.astype(out)
 
 
+@name_scoped
 def eig(tensor, name=None):
   """Eigenvalues and eigenvectors of general square matrices (complex; forward only)."""
   return execute(Eig, [convert_to_tensor(tensor)], {"compute_v": True})
 
 
+@name_scoped
 def eigvals(tensor, name=None):
   """Eigenvalues of general square matrices (complex; forward only)."""
   return execute(Eig, [convert_to_tensor(tensor)], {"compute_v": False})[0]
 
 
+@name_scoped
 def pinv(a, rcond=None, validate_args=False, name=None):
   """Moore-Penrose pseudo-inverse via SVD; singular values below rcond * max(s) drop."""
   a = convert_to_tensor(a)
@@ -231,6 +239,7 @@ def pinv(a, rcond=None, validate_args=False, name=None):
   return matmul(v / array_ops.expand_dims(math_ops.cast(s, v.dtype), -2), u, adjoint_b=True)
 
 
+@name_scoped
 def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
   """Least-squares solution of matrix @ X = rhs (normal equations via Cholesky)."""
   a, b = convert_to_tensor(matrix), convert_to_tensor(rhs)

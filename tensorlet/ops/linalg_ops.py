@@ -17,6 +17,7 @@ from tensorlet.errors import invalid_argument
 from tensorlet.ops import _blas_threads as _bt
 from tensorlet.ops import array_ops, math_ops
 from tensorlet.ops._common import BOOL, NUMERIC, as_int, as_str, same_shape
+from tensorlet.ops._common import name_scoped
 from tensorlet.ops.array_ops import eye, matrix_transpose  # noqa: F401 - tf.linalg re-exports
 from tensorlet.ops.math_ops import matmul
 from tensorlet.ops.registry import constant_value, execute, op
@@ -241,6 +242,7 @@ def einsum(equation, *inputs, **kwargs):
   return execute(Einsum, ts, {"equation": ",".join(subs) + "->" + out})
 
 
+@name_scoped
 def tensordot(a, b, axes, name=None):
   """Sum of products of `a` and `b` over the given axes (reshape + matmul).
 
@@ -329,6 +331,7 @@ def _(op, dy):
   return [-matmul(ainv, matmul(dy, ainv, adjoint_a=adj, adjoint_b=not adj), adjoint_a=not adj)]
 
 
+@name_scoped
 def inv(input, adjoint=False, name=None):  # noqa: A002
   """Inverse of each square matrix in `input` [..., M, M].
 
@@ -349,6 +352,7 @@ def _(op, dy):
   return [_bcast_last2(dy * op.outputs[0]) * inv(op.inputs[0], adjoint=True)]
 
 
+@name_scoped
 def det(input, name=None):  # noqa: A002
   """Determinant of each square matrix in `input` [..., M, M]."""
   return execute(MatrixDeterminant, [convert_to_tensor(input)], {})
@@ -369,11 +373,13 @@ def _(op, dsign, dlog):
   return [_bcast_last2(dlog) * inv(op.inputs[0], adjoint=True)]
 
 
+@name_scoped
 def slogdet(input, name=None):  # noqa: A002
   """(sign, log|det|) of each square matrix: stable for large determinants."""
   return execute(LogMatrixDeterminant, [convert_to_tensor(input)], {})
 
 
+@name_scoped
 def logdet(matrix, name=None):
   """log(det(matrix)) of Hermitian positive-definite matrices, via Cholesky."""
   chol = cholesky(matrix)
@@ -406,6 +412,7 @@ def _(op, dy):
   return [(g + adjoint(g)) * 0.5]
 
 
+@name_scoped
 def cholesky(input, name=None):  # noqa: A002
   """Lower-triangular L with L L^H = input, for Hermitian positive-definite input.
 
@@ -452,6 +459,7 @@ def _(op, dy):
   return [ga, gb]
 
 
+@name_scoped
 def solve(matrix, rhs, adjoint=False, name=None):
   """X with matrix @ X = rhs (matrix [..., M, M], rhs [..., M, K]).
 
@@ -495,12 +503,14 @@ def _(op, dy):
   return [band_part(ga, -1, 0) if lower else band_part(ga, 0, -1), gb]
 
 
+@name_scoped
 def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
   """X with T @ X = rhs, T the lower (or upper) triangle of `matrix`."""
   m, r = convert_to_tensor(matrix), convert_to_tensor(rhs)
   return execute(MatrixTriangularSolve, [m, r], {"lower": bool(lower), "adjoint": bool(adjoint)})
 
 
+@name_scoped
 def cholesky_solve(chol, rhs, name=None):
   """X with A X = rhs, given chol = cholesky(A)."""
   y = triangular_solve(chol, rhs, lower=True, adjoint=False)
@@ -562,6 +572,7 @@ def _k(k):
   return as_int(k, "MatrixDiagV3", "k")
 
 
+@name_scoped
 def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0,
          align="RIGHT_LEFT"):
   """A batch of matrices with `diagonal` on diagonal `k` and `padding_value` elsewhere.
@@ -600,6 +611,7 @@ def _(op, dy):
   return [set_diag(array_ops.zeros_like(x), dy, k=op.attrs["k"])]
 
 
+@name_scoped
 def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):  # noqa: A002
   """Diagonal `k` of each matrix in `input` [..., M, N]."""
   return execute(MatrixDiagPartV3, [convert_to_tensor(input)], {"k": _k(k)})
@@ -625,6 +637,7 @@ def _(op, dy):
   return [set_diag(dy, array_ops.zeros_like(op.inputs[1]), k=k), diag_part(dy, k=k)]
 
 
+@name_scoped
 def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa: A002
   """`input` with diagonal `k` of each matrix replaced by `diagonal`."""
   x = convert_to_tensor(input)
@@ -647,6 +660,7 @@ def _(op, dy):
   return [execute(MatrixBandPart, [dy], op.attrs)]
 
 
+@name_scoped
 def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
   """Keeps `num_lower` sub- and `num_upper` superdiagonals (negative: all), zeroes the rest."""
   x = convert_to_tensor(input)
@@ -655,16 +669,19 @@ def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
   return execute(MatrixBandPart, [x], {"num_lower": lo, "num_upper": up})
 
 
+@name_scoped
 def trace(x, name=None):
   """Sum of the main diagonal of each matrix in `x` [..., M, N]."""
   return math_ops.reduce_sum(diag_part(x), axis=-1)
 
 
+@name_scoped
 def adjoint(matrix, name=None):
   """Conjugate transpose of the last two dimensions."""
   return matrix_transpose(matrix, conjugate=True)
 
 
+@name_scoped
 def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False,
            name=None):
   """Matrix-vector product a @ b over the last dimensions ([..., M, N] x [..., N])."""
@@ -697,6 +714,7 @@ def _(op, dy):
   return [cross(b, dy), cross(dy, a)]
 
 
+@name_scoped
 def cross(a, b, name=None):
   """Cross product of 3-vectors along the last dimension."""
   return Cross(a, b)
@@ -713,6 +731,7 @@ def _is_ord(x, options):
               isinstance(o, (int, float)) and x == o) for o in options)
 
 
+@name_scoped
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa: A002
   """Vector norms (ord 'euclidean', 1, 2, inf or any p > 0) over `axis`, or matrix
   norms ('euclidean'/'fro', 1, 2, inf) when `axis` is a pair of axes.
@@ -779,6 +798,7 @@ def _ax(axis):
   return None if axis is None else list(axis)
 
 
+@name_scoped
 def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002
   """(tensor / norm, norm) with the norm kept broadcastable."""
   x = convert_to_tensor(tensor)
@@ -786,6 +806,7 @@ def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002
   return x / n, n
 
 
+@name_scoped
 def global_norm(t_list, name=None):
   """sqrt(sum of squares of all entries of all tensors in `t_list`); Nones are skipped."""
   if isinstance(t_list, Tensor) or not isinstance(t_list, (list, tuple)):

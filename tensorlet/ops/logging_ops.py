@@ -8,6 +8,7 @@ from tensorlet import _nest as nest
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops._common import FLOAT, as_int, as_sequence
+from tensorlet.ops._common import name_scoped
 from tensorlet.ops.registry import execute, op
 from tensorlet.tensor import Tensor, convert_to_tensor
 
@@ -104,6 +105,7 @@ def PrintV2(*values, template, output_stream, sep, end, summarize):
   return ()
 
 
+@name_scoped
 def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):
   """Prints tensors (their values, at run time) and Python objects.
 
@@ -146,6 +148,7 @@ def check_numerics_grad(op, dy):
   return [dy]
 
 
+@name_scoped
 def check_numerics(tensor, message, name=None):
   """Returns `tensor`; raises InvalidArgumentError if it holds NaN or Inf."""
   return execute(CheckNumerics, [convert_to_tensor(tensor)], {"message": message})
@@ -160,6 +163,7 @@ def Assert(condition, *data, message, summarize):
   return ()
 
 
+@name_scoped
 def Assert_(condition, data, summarize=None, name=None):
   """Raises InvalidArgumentError showing `data` when `condition` is False."""
   c = convert_to_tensor(condition)
@@ -231,6 +235,7 @@ assert_non_negative = _assert_sign("greater_equal", ">=")
 assert_non_positive = _assert_sign("less_equal", "<=")
 
 
+@name_scoped
 def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=None):
   from tensorlet.ops import math_ops
   from tensorlet.ops.registry import convert_inputs
@@ -244,6 +249,7 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
                         f"rtol = {rtol}, atol = {atol}", "x =", x, "y =", y])
 
 
+@name_scoped
 def assert_rank(x, rank, message=None, name=None):
   t = convert_to_tensor(x)
   if t.shape.rank is not None and t.shape.rank != as_int(rank, "assert_rank", "rank"):
@@ -251,6 +257,7 @@ def assert_rank(x, rank, message=None, name=None):
                      f"Received rank {t.shape.rank}, shape {t.shape}")
 
 
+@name_scoped
 def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
   sizes = {}
   pairs = list(shapes.items()) if isinstance(shapes, dict) else \
@@ -277,6 +284,7 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
         sizes[s] = d
 
 
+@name_scoped
 def assert_type(tensor, tf_type, message=None, name=None):
   t = convert_to_tensor(tensor)
   if t.dtype is not _dt.as_dtype(tf_type):
@@ -284,6 +292,7 @@ def assert_type(tensor, tf_type, message=None, name=None):
                     f"{_dt.as_dtype(tf_type)!r}; got {t.dtype!r}")
 
 
+@name_scoped
 def assert_all_finite(t, msg, name=None, x=None, message=None):
   return check_numerics(t if x is None else x, msg if message is None else message)
 

@@ -7,7 +7,8 @@ from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops
 from tensorlet.ops import _blas_threads as _bt
-from tensorlet.ops import composite_dispatch as dispatch
+from tensorlet.ops import dispatch
+from tensorlet.ops._common import name_scoped
 from tensorlet.ops._common import (BOOL, FLOAT, FLOAT_C, INT, NUM_STR, NUMERIC, REAL,
                                    as_sequence, broadcast_bool, broadcast_shape,
                                    reduced_shape, same_shape, single_axis)
@@ -254,12 +255,37 @@ def truediv(x, y, name=None):
 
 
 @dispatch.add_dispatch_support
+@name_scoped
 def divide(x, y, name=None):
   """x / y (Python 3 division semantics)."""
   return truediv(x, y)
 
 
 realdiv = _binary_public(RealDiv, "realdiv", "x / y for floating-point tensors.")
+
+
+@op("MulNoNan", dtypes=FLOAT_C, shape=broadcast_shape)
+def MulNoNan(x, y):
+  return np.where(y == 0, np.zeros((), x.dtype), x * y).astype(x.dtype)
+
+
+@MulNoNan.def_grad
+def _(op, dy):
+  x, y = op.inputs
+  return [multiply_no_nan(dy, conj(y)), multiply_no_nan(conj(x), dy)]
+
+
+multiply_no_nan = _binary_public(MulNoNan, "multiply_no_nan", "x * y, or 0 where y is 0.")
+
+
+@op("TruncateMod", dtypes=REAL, shape=broadcast_shape, differentiable=False)
+def TruncateMod(x, y):
+  if x.dtype.kind in "iu":
+    _int_div_check(y, "TruncateMod")
+  return np.fmod(x, y)
+
+
+truncatemod = _binary_public(TruncateMod, "truncatemod", "x mod y with the sign of x (C's %).")
 
 
 # ----------------------------------------------------------------- unary
@@ -392,6 +418,19 @@ def _(op, dy):
   x, y = op.inputs[0], op.outputs[0]
   return [div_no_nan(complex(dy, array_ops.zeros_like(dy)) * x,
                      complex(y, array_ops.zeros_like(y)))]
+
+
+@name_scoped
+def reciprocal_no_nan(x, name=None):
+  """1 / x, or 0 where x is 0."""
+  x = convert_to_tensor(x)
+  return div_no_nan(array_ops.ones_like(x), x)
+
+
+@name_scoped
+def rint(x, name=None):
+  """The closest integer to x; halves round to even."""
+  return round(x)
 
 
 # -------------------------------------------------------- comparison/logical
@@ -573,6 +612,7 @@ def cast(x, dtype, name=None):
   return execute(Cast, [x], {"DstT": dtype}, name)
 
 
+@name_scoped
 def saturate_cast(value, dtype, name=None):
   dtype = _dt.as_dtype(dtype)
   x = convert_to_tensor(value)
@@ -733,89 +773,12 @@ def _(op, dy):
   return [real(dy), imag(dy)]
 
 
+@name_scoped
 def complex(real, imag, name=None):  # noqa: A001
   return Complex(real, imag)
 
 
-# -------------------------------------------------------------- helpers
-
-def size(input, out_type=_dt.int32, name=None):  # noqa: A002
-  return array_ops.size(input, out_type=out_type)
-
-
-def scalar_mul(scalar, x, name=None):
-  return multiply(scalar, x)
-
-
-def softplus(features, name=None):
-  from tensorlet.ops import nn_ops
-  return nn_ops.softplus(features)
-
-
-def log_sigmoid(x, name=None):
-  from tensorlet.ops import nn_ops
-  return negative(nn_ops.softplus(negative(x)))
-
-
-def xlogy(x, y, name=None):
-  x, y = convert_inputs(Mul, (x, y))
-  return array_ops.where(equal(x, array_ops.zeros_like(x)), array_ops.zeros_like(x * y),
-                         x * log(y))
-
-
-def polyval(coeffs, x, name=None):
-  x = convert_to_tensor(x)
-  r = array_ops.zeros_like(x)
-  for c in as_sequence(coeffs, "polyval", "coeffs"):
-    r = r * x + c
-  return r
-
-
-def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
-  x = convert_to_tensor(x)
-  sq = reduce_sum(square(x), axis=axis if dim is None else dim, keepdims=True)
-  return x * rsqrt(maximum(sq, epsilon))
-
-
-
-
-# ------------------------------- no-nan/truncating arithmetic, monotonicity, confusion
-
-@op("MulNoNan", dtypes=FLOAT_C, shape=broadcast_shape)
-def MulNoNan(x, y):
-  return np.where(y == 0, np.zeros((), x.dtype), x * y).astype(x.dtype)
-
-
-@MulNoNan.def_grad
-def _(op, dy):
-  x, y = op.inputs
-  return [multiply_no_nan(dy, conj(y)), multiply_no_nan(conj(x), dy)]
-
-
-multiply_no_nan = _binary_public(MulNoNan, "multiply_no_nan", "x * y, or 0 where y is 0.")
-
-
-@op("TruncateMod", dtypes=REAL, shape=broadcast_shape, differentiable=False)
-def TruncateMod(x, y):
-  if x.dtype.kind in "iu":
-    _int_div_check(y, "TruncateMod")
-  return np.fmod(x, y)
-
-
-truncatemod = _binary_public(TruncateMod, "truncatemod", "x mod y with the sign of x (C's %).")
-
-
-def reciprocal_no_nan(x, name=None):
-  """1 / x, or 0 where x is 0."""
-  x = convert_to_tensor(x)
-  return div_no_nan(array_ops.ones_like(x), x)
-
-
-def rint(x, name=None):
-  """The closest integer to x; halves round to even."""
-  return round(x)
-
-
+@name_scoped
 def angle(input, name=None):  # noqa: A002
   """The argument of complex `input` (for real input: 0, or pi where negative)."""
   x = convert_to_tensor(input)
@@ -830,24 +793,77 @@ def _const_like(v, dtype):
   return convert_to_tensor(np.asarray(v, dtype=dtype.as_numpy_dtype))
 
 
+# -------------------------------------------------------------- helpers
+
+@name_scoped
+def size(input, out_type=_dt.int32, name=None):  # noqa: A002
+  return array_ops.size(input, out_type=out_type)
+
+
+@name_scoped
+def scalar_mul(scalar, x, name=None):
+  return multiply(scalar, x)
+
+
+@name_scoped
+def softplus(features, name=None):
+  from tensorlet.ops import nn_ops
+  return nn_ops.softplus(features)
+
+
+@name_scoped
+def log_sigmoid(x, name=None):
+  from tensorlet.ops import nn_ops
+  return negative(nn_ops.softplus(negative(x)))
+
+
+@name_scoped
+def xlogy(x, y, name=None):
+  x, y = convert_inputs(Mul, (x, y))
+  return array_ops.where(equal(x, array_ops.zeros_like(x)), array_ops.zeros_like(x * y),
+                         x * log(y))
+
+
+@name_scoped
+def polyval(coeffs, x, name=None):
+  x = convert_to_tensor(x)
+  r = array_ops.zeros_like(x)
+  for c in as_sequence(coeffs, "polyval", "coeffs"):
+    r = r * x + c
+  return r
+
+
+@name_scoped
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+  x = convert_to_tensor(x)
+  sq = reduce_sum(square(x), axis=axis if dim is None else dim, keepdims=True)
+  return x * rsqrt(maximum(sq, epsilon))
+
+
+# ------------------------------------ summaries: zero fraction, monotonicity, confusion
+
+@name_scoped
 def zero_fraction(value, name=None):
   """The fraction of zeros in `value`, as float32."""
   x = convert_to_tensor(value)
   return reduce_mean(cast(equal(x, array_ops.zeros_like(x)), _dt.float32))
 
 
+@name_scoped
 def is_non_decreasing(x, name=None):
   """True when each element is >= the one before it (in row-major order)."""
   v = array_ops.reshape(convert_to_tensor(x), [-1])
   return reduce_all(less_equal(v[:-1], v[1:]))
 
 
+@name_scoped
 def is_strictly_increasing(x, name=None):
   """True when each element is > the one before it (in row-major order)."""
   v = array_ops.reshape(convert_to_tensor(x), [-1])
   return reduce_all(less(v[:-1], v[1:]))
 
 
+@name_scoped
 def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=_dt.int32,
                      name=None):
   """Counts (or sums `weights`) of each (label, prediction) pair in a [n, n] matrix."""

@@ -16,6 +16,7 @@ from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops, math_ops
 from tensorlet.ops._common import FLOAT, NUMERIC, REAL, _dims, as_int, as_str, same_shape, single_axis
+from tensorlet.ops._common import name_scoped
 from tensorlet.ops.conv_ops import (  # noqa: F401 - re-exported (tf.nn)
     avg_pool, avg_pool1d, avg_pool2d, conv1d, conv2d, conv2d_transpose, convolution,
     depthwise_conv2d, max_pool, max_pool1d, max_pool2d, separable_conv2d)
@@ -108,6 +109,7 @@ relu6 = _unary_public(Relu6, "relu6", "min(max(features, 0), 6) elementwise.")
 softplus = _unary_public(Softplus, "softplus", "log(exp(features) + 1), computed stably.")
 
 
+@name_scoped
 def elu(features, name=None):
   """Exponential linear unit: x if x > 0 else exp(x) - 1."""
   x = _require_float(convert_to_tensor(features), "Elu")
@@ -115,6 +117,7 @@ def elu(features, name=None):
   return _a.where(_m.greater(x, 0), x, _m.expm1(_m.minimum(x, 0)))
 
 
+@name_scoped
 def selu(features, name=None):
   """Scaled ELU: scale * (x if x > 0 else alpha * (exp(x) - 1))."""
   x = _require_float(convert_to_tensor(features), "Selu")
@@ -123,6 +126,7 @@ def selu(features, name=None):
                   _m.expm1(_m.minimum(x, 0)) * (alpha * scale))
 
 
+@name_scoped
 def gelu(features, approximate=False, name=None):
   """Gaussian error linear unit, exact (erf) or with TF's tanh approximation."""
   x = _require_float(convert_to_tensor(features), "Gelu")
@@ -132,6 +136,7 @@ def gelu(features, approximate=False, name=None):
   return x * 0.5 * (_m.erf(x * 0.7071067811865476) + 1)
 
 
+@name_scoped
 def leaky_relu(features, alpha=0.2, name=None):
   """x if x > 0 else alpha * x (integer inputs are first cast to float32, as TF does)."""
   x = convert_to_tensor(features)
@@ -142,12 +147,14 @@ def leaky_relu(features, alpha=0.2, name=None):
   return _a.where(_m.greater(x, 0), x, x * alpha)
 
 
+@name_scoped
 def softsign(features, name=None):
   """x / (1 + |x|)."""
   x = _require_float(convert_to_tensor(features), "Softsign")
   return x / (_m.abs(x) + 1)
 
 
+@name_scoped
 def silu(features, beta=1.0, name=None):
   """x * sigmoid(beta * x) (a.k.a. swish)."""
   x = _require_float(convert_to_tensor(features), "Sigmoid")
@@ -157,6 +164,7 @@ def silu(features, beta=1.0, name=None):
 swish = silu
 
 
+@name_scoped
 def crelu(features, axis=-1, name=None):
   """Concatenates relu(x) and relu(-x) along `axis`."""
   x = convert_to_tensor(features)
@@ -202,19 +210,19 @@ def _(op, dy):
   return [dy - _m.exp(op.outputs[0]) * _m.reduce_sum(dy, axis=-1, keepdims=True)]
 
 
-def _on_axis(od, logits, axis):
+def _on_axis(od, logits, axis, name=None):
   x = convert_inputs(od, (logits,))[0]
   r = x.shape.rank
   axis = -1 if axis is None else as_int(axis, od.name, "axis")
   if axis == -1 or r is None or axis == r - 1:
-    return execute(od, [x], {})
+    return execute(od, [x], {}, name)  # one op: named `name`, as TF's
   if not -r <= axis < r:
     raise InvalidArgumentError(None, None, f"`axis` must be in the range [{-r}, {r}) where {r} "
                                f"is the number of dimensions in the input. Received: "
                                f"axis={axis}")
   perm = list(range(r))
   perm[axis % r], perm[-1] = perm[-1], perm[axis % r]
-  return _a.transpose(execute(od, [_a.transpose(x, perm)], {}), perm)
+  return _a.transpose(execute(od, [_a.transpose(x, perm)], {}), perm, name=name)
 
 
 def softmax(logits, axis=None, name=None):
@@ -223,12 +231,12 @@ def softmax(logits, axis=None, name=None):
   >>> tf.nn.softmax([0., 0.]).numpy()
   array([0.5, 0.5], dtype=float32)
   """
-  return _on_axis(Softmax, logits, axis)
+  return _on_axis(Softmax, logits, axis, name)
 
 
 def log_softmax(logits, axis=None, name=None):
   """logits - log(sum(exp(logits), axis)), computed stably."""
-  return _on_axis(LogSoftmax, logits, axis)
+  return _on_axis(LogSoftmax, logits, axis, name)
 
 
 def _is_zero(t):
@@ -407,6 +415,7 @@ def _same_shape_xent(labels, logits, what="`logits` and `labels`"):
   return y, x
 
 
+@name_scoped
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
   """Elementwise logistic loss: max(x, 0) - x * z + log(1 + exp(-|x|)) (TF's stable form)."""
   _both_given(labels, logits, "sigmoid_cross_entropy_with_logits")
@@ -418,6 +427,7 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
   return relu_logits - x * z + _m.log1p(_m.exp(neg_abs_logits))
 
 
+@name_scoped
 def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
   """Sigmoid cross-entropy with the positive term weighted by `pos_weight`."""
   z, x = _same_shape_xent(labels, logits)
@@ -426,6 +436,7 @@ def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
                                      relu(_m.negative(x)))
 
 
+@name_scoped
 def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
   """exp(log_input) - log_input * targets, plus Stirling's term when `compute_full_loss`."""
   t, c = _same_shape_xent(targets, log_input, "`log_input` and `targets`")
@@ -493,6 +504,7 @@ def bias_add(value, bias, data_format=None, name=None):
 
 # ---------------------------------------------------------------- dropout
 
+@name_scoped
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
   """Zeroes elements with probability `rate` and scales the rest by 1 / (1 - rate).
 
@@ -531,12 +543,14 @@ def _noise_shape(x, noise_shape):
 
 # ------------------------------------------------- losses, normalization
 
+@name_scoped
 def l2_loss(t, name=None):
   """sum(t ** 2) / 2."""
   x = _require_float(convert_to_tensor(t), "L2Loss", "t")
   return _m.reduce_sum(_m.square(x)) * 0.5
 
 
+@name_scoped
 def moments(x, axes, shift=None, keepdims=False, name=None):
   """(mean, variance) of `x` over `axes` (float16 is computed in float32, as TF does)."""
   x = convert_to_tensor(x)
@@ -551,6 +565,7 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
   return mean, variance
 
 
+@name_scoped
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
   """(x - mean) * scale / sqrt(variance + epsilon) + offset (offset/scale may be None)."""
   x = convert_to_tensor(x)
@@ -562,6 +577,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
   return x * _m.cast(inv, x.dtype) + _m.cast(shift, x.dtype)
 
 
+@name_scoped
 def embedding_lookup(params, ids, max_norm=None, name=None):
   """Rows of `params` (a tensor, or a list of shards split by "div") at `ids`."""
   if isinstance(params, (list, tuple)):
@@ -574,6 +590,7 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
   return clip_by_norm(out, max_norm, axes=list(range(ids_rank, out.shape.rank)))
 
 
+@name_scoped
 def zero_fraction(value, name=None):
   """The fraction of zeros in `value`, as float32."""
   x = convert_to_tensor(value)

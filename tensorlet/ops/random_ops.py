@@ -21,6 +21,7 @@ from tensorlet.context import ctx
 from tensorlet.errors import invalid_argument
 from tensorlet.ops import array_ops, math_ops
 from tensorlet.ops._common import FLOAT, REAL, as_int
+from tensorlet.ops._common import name_scoped
 from tensorlet.ops.registry import execute, op
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import Tensor, convert_to_tensor
@@ -293,6 +294,7 @@ def _to_range(rnd, minval, maxval, dtype):
   return rnd * (hi - lo) + lo
 
 
+@name_scoped
 def uniform(shape, minval=0, maxval=None, dtype=_dt.float32, seed=None, name=None):
   """Uniform random values in [minval, maxval).
 
@@ -324,6 +326,7 @@ def uniform(shape, minval=0, maxval=None, dtype=_dt.float32, seed=None, name=Non
   return _to_range(execute(RandomUniform, [s], attrs), minval, maxval, dtype)
 
 
+@name_scoped
 def normal(shape, mean=0.0, stddev=1.0, dtype=_dt.float32, seed=None, name=None):
   """Normally distributed random values (`mean`, `stddev` may be tensors).
 
@@ -338,6 +341,7 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=_dt.float32, seed=None, name=None)
   return _affine(rnd, stddev, mean, dtype)
 
 
+@name_scoped
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dt.float32, seed=None, name=None):
   """Normal values redrawn until within two standard deviations of the mean.
 
@@ -360,6 +364,7 @@ def _out_int(dtype):
   return dtype
 
 
+@name_scoped
 def categorical(logits, num_samples, dtype=None, seed=None, name=None):
   """Samples class indices from the unnormalized log-probabilities `logits` [batch, classes].
 
@@ -376,10 +381,12 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
   return execute(Multinomial, [x, convert_to_tensor(num_samples, _dt.int32)], attrs)
 
 
+@name_scoped
 def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
   return categorical(logits, num_samples, output_dtype, seed)
 
 
+@name_scoped
 def shuffle(value, seed=None, name=None):
   """Randomly permutes `value` along its first dimension.
 
@@ -390,6 +397,7 @@ def shuffle(value, seed=None, name=None):
   return execute(RandomShuffle, [convert_to_tensor(value)], _seed_attrs(seed))
 
 
+@name_scoped
 def gamma(shape, alpha, beta=None, dtype=_dt.float32, seed=None, name=None):
   """Gamma(alpha, beta) samples of shape `shape + broadcast(alpha, beta).shape`."""
   dtype = _check_float(dtype, "gamma")
@@ -405,6 +413,7 @@ def gamma(shape, alpha, beta=None, dtype=_dt.float32, seed=None, name=None):
   return math_ops.maximum(r, np.finfo(dtype._np).tiny)
 
 
+@name_scoped
 def poisson(shape, lam, dtype=_dt.float32, seed=None, name=None):
   """Poisson(lam) samples of shape `shape + lam.shape`."""
   dtype = _dt.as_dtype(dtype)
@@ -460,6 +469,7 @@ def _seed_tensor(seed):
   return s
 
 
+@name_scoped
 def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_dt.float32, name=None,
                       alg="auto_select"):
   """Uniform values determined by `seed` (shape [2]): same seed, same values.
@@ -486,6 +496,7 @@ def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=_dt.float32, nam
                    dtype)
 
 
+@name_scoped
 def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=_dt.float32, name=None,
                      alg="auto_select"):
   """Normal values determined by `seed` (shape [2])."""
@@ -495,6 +506,7 @@ def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=_dt.float32, name=
   return _affine(rnd, stddev, mean, dtype)
 
 
+@name_scoped
 def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=_dt.float32, name=None,
                                alg="auto_select"):
   """Truncated normal values determined by `seed` (shape [2])."""
@@ -504,6 +516,7 @@ def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=_dt.floa
   return _affine(rnd, stddev, mean, dtype)
 
 
+@name_scoped
 def stateless_categorical(logits, num_samples, seed, dtype=_dt.int64, name=None):
   """`categorical` determined by `seed` (shape [2])."""
   return execute(StatelessMultinomial, [convert_to_tensor(logits),

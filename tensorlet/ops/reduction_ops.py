@@ -4,8 +4,9 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
-from tensorlet.ops import array_ops, composite_dispatch as dispatch
+from tensorlet.ops import array_ops, dispatch
 from tensorlet.ops._common import BOOL, NUMERIC, REAL, as_sequence, norm_axis, reduced_shape
+from tensorlet.ops._common import name_scoped
 from tensorlet.ops.math_ops import (_sh, cast, conj, equal, exp, is_finite, log, logical_not,
                                     not_equal, real, size, sqrt, square)
 from tensorlet.ops.registry import convert_inputs, execute, op
@@ -162,6 +163,7 @@ reduce_any = _reduce_public(Any, "reduce_any")
 reduce_all = _reduce_public(All, "reduce_all")
 
 
+@name_scoped
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
   """log(sum(exp(x))) computed stably."""
   x = convert_to_tensor(input_tensor)
@@ -179,6 +181,7 @@ def stop_gradient_(x):
   return array_ops.stop_gradient(x)
 
 
+@name_scoped
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
   """Mean squared deviation from the mean over `axis` (float or complex input)."""
   x = convert_to_tensor(input_tensor)
@@ -193,14 +196,17 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
   return reduce_mean(square(d), axis=axis, keepdims=keepdims)
 
 
+@name_scoped
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
   return sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))
 
 
+@name_scoped
 def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
   return sqrt(reduce_sum(square(input_tensor), axis=axis, keepdims=keepdims))
 
 
+@name_scoped
 def count_nonzero(input, axis=None, keepdims=False, dtype=_dt.int64, name=None):  # noqa: A002
   x = convert_to_tensor(input)
   nz = not_equal(x, array_ops.zeros_like(x)) if x.dtype is not _dt.string else \

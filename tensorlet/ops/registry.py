@@ -23,7 +23,6 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError, OpError, out_of_memory, out_of_scope_error
-from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 
 __all__ = ["OpDef", "op", "execute", "REGISTRY"]
@@ -151,17 +150,6 @@ def op(name, **kwargs):
     REGISTRY[name] = od
     return od
   return wrap
-
-
-def _as_input(x, dtype):
-  if isinstance(x, Tensor):
-    return x
-  if dtype is not None and type(x) in (int, float, bool, list, tuple):
-    try:
-      return convert_to_tensor(x, dtype)
-    except (TypeError, ValueError):
-      pass
-  return convert_to_tensor(x)
 
 
 def convert_inputs(od, args):
@@ -436,10 +424,6 @@ def constant_value(t):
     return np.asarray(t._value)
   cv = getattr(t, "_const", None)
   return cv
-
-
-def static_shape(t):
-  return t.shape if isinstance(t, Tensor) else TensorShape(np.shape(t))
 
 
 # ------------------------------------------------- graph-rewrite hooks (OpDef fields)

@@ -5,6 +5,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops
 from tensorlet.ops._common import NUMERIC, REAL, as_int
+from tensorlet.ops._common import name_scoped
 from tensorlet.ops.math_ops import _sh, cast, div_no_nan, equal, greater, greater_equal, maximum
 from tensorlet.ops.reduction_ops import reduce_max
 from tensorlet.ops.registry import execute, op
@@ -113,6 +114,7 @@ unsorted_segment_min = _unsorted_public(UnsortedSegmentMin, "unsorted_segment_mi
 unsorted_segment_prod = _unsorted_public(UnsortedSegmentProd, "unsorted_segment_prod")
 
 
+@name_scoped
 def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
   """Mean of the rows of each segment (0 for empty segments)."""
   x = convert_to_tensor(data)

@@ -8,6 +8,7 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops._common import ALL, as_int, single_axis
+from tensorlet.ops._common import name_scoped
 from tensorlet.ops.array_ops import _int32, _math, reshape, shape, size, transpose
 from tensorlet.ops.creation_ops import ones_like
 from tensorlet.ops.indexing_ops import GatherGrad, gather
@@ -61,6 +62,7 @@ def top_k(input, k=1, sorted=True, index_type=_int32, name=None):  # noqa: A002
 _TopK = _nt("TopKV2", ["values", "indices"])
 
 
+@name_scoped
 def sort(values, axis=-1, direction="ASCENDING", name=None):
   """Sorted copy of `values` along `axis`."""
   x = convert_to_tensor(values)
@@ -147,6 +149,7 @@ def searchsorted(sorted_sequence, values, side="left", out_type=_int32, name=Non
 _UniqueWithCounts = _nt("UniqueWithCounts", ["y", "idx", "count"])
 
 
+@name_scoped
 def unique_with_counts(x, out_idx=_int32, name=None):
   """unique() plus how often each unique value occurs."""
   y, idx = unique(x, out_idx)
@@ -154,6 +157,7 @@ def unique_with_counts(x, out_idx=_int32, name=None):
   return _UniqueWithCounts(y, idx, count)
 
 
+@name_scoped
 def histogram_fixed_width(values, value_range, nbins=100, dtype=_int32, name=None):
   """Counts of `values` in `nbins` equal bins over `value_range` (outliers go to the ends)."""
   m = _math()

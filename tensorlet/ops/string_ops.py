@@ -14,6 +14,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.errors import invalid_argument
 from tensorlet.ops import array_ops
 from tensorlet.ops._common import BOOL, NUMERIC, as_int, as_sequence, as_str, norm_axis, reduced_shape, same_shape
+from tensorlet.ops._common import name_scoped
 from tensorlet.ops.registry import execute, op
 from tensorlet.ops._regex import compile_pattern
 from tensorlet.tensor_shape import TensorShape, broadcast_static
@@ -82,6 +83,7 @@ def StringJoin(*inputs, separator):
   return out
 
 
+@name_scoped
 def join(inputs, separator="", name=None):
   """Joins a list of string tensors elementwise (scalars broadcast).
 
@@ -112,6 +114,7 @@ def StringLength(input, *, unit):  # noqa: A002
   return _map(len if unit == "BYTE" else _utf8_len, input, np.int32)
 
 
+@name_scoped
 def length(input, unit="BYTE", name=None):  # noqa: A002
   """Length of each string in bytes or in UTF-8 characters (int32).
 
@@ -149,16 +152,19 @@ def _encoding(encoding):
   return encoding
 
 
+@name_scoped
 def upper(input, encoding="", name=None):  # noqa: A002
   """Upper-cases ASCII letters (all letters with encoding='utf-8')."""
   return execute(StringUpper, [_strings(input, "upper")], {"encoding": _encoding(encoding)})
 
 
+@name_scoped
 def lower(input, encoding="", name=None):  # noqa: A002
   """Lower-cases ASCII letters (all letters with encoding='utf-8')."""
   return execute(StringLower, [_strings(input, "lower")], {"encoding": _encoding(encoding)})
 
 
+@name_scoped
 def strip(input, name=None):  # noqa: A002
   """Removes leading and trailing whitespace."""
   return execute(StringStrip, [_strings(input, "strip")], {})
@@ -193,6 +199,7 @@ def Substr(input, pos, len, *, unit):  # noqa: A002
   return out
 
 
+@name_scoped
 def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002
   """The substring of each string starting at `pos` with `len` bytes or characters.
 
@@ -240,6 +247,7 @@ def _ragged(fn_name, x):
       f"dense 1-D tensor).")
 
 
+@name_scoped
 def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002
   """Splits a scalar string on `sep` (on runs of whitespace when None) into a 1-D tensor.
 
@@ -293,6 +301,7 @@ def StringToNumber(input, *, out_type):  # noqa: A002
 _TO_NUMBER_TYPES = (_dt.float32, _dt.float64, _dt.int32, _dt.int64)
 
 
+@name_scoped
 def to_number(input, out_type=_dt.float32, name=None):  # noqa: A002
   """Parses each string as a number of `out_type` (float32 by default).
 
@@ -345,6 +354,7 @@ def AsString(input, *, fmt):  # noqa: A002
   return _map(lambda v: (fmt % v).encode(), input)
 
 
+@name_scoped
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="",  # noqa: A002
               name=None):
   """Formats numbers (and bools) as strings, printf style (floats as "%f").
@@ -386,6 +396,7 @@ def ReduceJoin(inputs, *, axis, keep_dims, separator):
   return out
 
 
+@name_scoped
 def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
   """Joins the strings of `inputs` along `axis` (all axes when None).
 
@@ -412,6 +423,7 @@ def RegexFullMatch(input, pattern):  # noqa: A002
   return _map(lambda b: rx.fullmatch(b) is not None, input, np.bool_)
 
 
+@name_scoped
 def regex_full_match(input, pattern, name=None):  # noqa: A002
   """True where the whole string matches the regular expression `pattern`.
 
@@ -460,6 +472,7 @@ def RegexReplace(input, pattern, rewrite, *, replace_global):  # noqa: A002
   return _map(lambda b: rx.sub(repl, b, count=count), input)
 
 
+@name_scoped
 def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # noqa: A002
   """Replaces matches of `pattern` with `rewrite` (\\1 .. \\9 name groups, \\0 the match).
 
@@ -489,6 +502,7 @@ def StringFormat(*inputs, template, placeholder, summarize):
   return np.asarray(out.encode("utf-8"), dtype=object)
 
 
+@name_scoped
 def format(template, inputs, placeholder="{}", summarize=3, name=None):  # noqa: A001
   """Formats `template`, replacing each `placeholder` by the next input tensor's text.
 
@@ -535,6 +549,7 @@ def _encoding_name(encoding, fn):
   return enc.lower()
 
 
+@name_scoped
 def unicode_decode(input, input_encoding, errors="replace", replacement_char=65533,  # noqa: A002
                    replace_control_characters=False, name=None):
   """The code points (int32, 1-D) of a scalar string.
@@ -576,6 +591,7 @@ def UnicodeEncode(input, *, output_encoding, errors, replacement_char):  # noqa:
   return res.reshape(x.shape[:-1])
 
 
+@name_scoped
 def unicode_encode(input, output_encoding, errors="replace", replacement_char=65533,  # noqa: A002
                    name=None):
   """Encodes int32 code points along the last axis into strings.
@@ -593,6 +609,7 @@ def unicode_encode(input, output_encoding, errors="replace", replacement_char=65
                                       "replacement_char": as_int(replacement_char, "UnicodeTranscode", "replacement_char")})
 
 
+@name_scoped
 def unicode_split(input, input_encoding, errors="replace", replacement_char=65533,  # noqa: A002
                   name=None):
   """The characters of a scalar string as a 1-D string tensor."""
@@ -600,6 +617,7 @@ def unicode_split(input, input_encoding, errors="replace", replacement_char=6553
   return unicode_encode(array_ops.expand_dims(cps, -1), input_encoding)
 
 
+@name_scoped
 def bytes_split(input, name=None):  # noqa: A002
   """The bytes of a scalar string as a 1-D string tensor.
 

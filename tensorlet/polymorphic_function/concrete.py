@@ -15,11 +15,10 @@ from tensorlet import dtypes as _dt
 from tensorlet.composite_tensor import CompositeTensor
 from tensorlet.context import ctx
 from tensorlet.errors import InvalidArgumentError
-from tensorlet.autodiff import function_grad
 from tensorlet.ops import control_flow_ops
 from tensorlet.polymorphic_function import trace, trace_type
 from tensorlet.polymorphic_function.function_type import FunctionType, Parameter
-from tensorlet.graph import executor, passes
+from tensorlet.graph import executor
 from tensorlet.ops.registry import _wrap
 from tensorlet.tensor import EagerTensor, Tensor
 
@@ -206,14 +205,12 @@ class ConcreteFunction:
   # ------------------------------------------------------------ execution
   def _lowered(self):
     """The graph the executors run: captures bound, optimised (graph/passes.py)."""
+    from tensorlet.graph import passes  # loaded at the first call, not at import
     return passes.lower(self.graph, self._arg_leaves)
 
   def _compile(self):
     self._run = executor.compile_graph(self._lowered(), fn_name=executor._ident(self._name))
     return self._run
-
-  def _interpreter(self):
-    return executor.Interpreter(self._lowered())
 
   def _call_op(self, tensors):
     """One call node (in a graph) or one recorded call (under a tape)."""
@@ -223,6 +220,7 @@ class ConcreteFunction:
     trace.note_captured_variables(inputs)  # variable arguments and captured variables
     f = g
     if ctx.tapes and _watched(inputs):
+      from tensorlet.autodiff import function_grad  # loaded on first use (import time)
       f = function_grad.forward_graph(g)
     outs = control_flow_ops.call(f, inputs, name=self._name)
     return self._pack(outs[:len(g.outputs)])

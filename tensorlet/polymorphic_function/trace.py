@@ -23,6 +23,3 @@ class GraphCallable:
     """The compiled function itself (no per-call dispatch; loops call it directly)."""
     return executor.function_for(self.fg)
 
-  def fused_loop(self, body, n_vars):
-    """One compiled `while` loop with this graph as its test and `body` as its body."""
-    return executor.loop_for(self.fg, body.fg, n_vars)

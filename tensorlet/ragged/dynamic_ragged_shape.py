@@ -19,7 +19,6 @@ __all__ = ["DynamicRaggedShape"]
 class DynamicRaggedShape:
   """The shape of a RaggedTensor: its row partitions and the shape of its flat values."""
 
-  _tl_dispatchable = True  # tf.ones / tf.broadcast_to / ... dispatch on it (ragged_shape_ops)
   __slots__ = ("_splits", "_uniform", "_inner_shape", "_static_inner", "_static_nrows",
                "_dtype")
 

@@ -3,7 +3,7 @@ tf.clip_by_value, tf.one_hot, ...), or along its rows (tf.nn.softmax,
 tf.strings.reduce_join, tf.math.reduce_variance, ...), as TF's ragged dispatch.
 
 Every public function is wrapped by ops/dispatch.py; when one fails on a ragged
-argument, the dispatcher registered here looks its API name up in the tables
+argument, the handler registered here looks its API name up in the tables
 below, so no function needs a registration of its own.
 """
 from tensorlet import dtypes as _dt
@@ -150,18 +150,7 @@ _ROWS = {"math.add_n": _add_n, "nn.softmax": _softmax(), "math.softmax": _softma
          "math.reduce_logsumexp": _logsumexp, "strings.reduce_join": _reduce_join}
 
 
-def _has_ragged(args, kwargs):
-  for a in list(args) + list(kwargs.values()):
-    if isinstance(a, RaggedTensor):
-      return True
-    if isinstance(a, (list, tuple)) and any(isinstance(x, RaggedTensor) for x in a):
-      return True
-  return False
-
-
 def _dispatch(api, args, kwargs):
-  if not _has_ragged(args, kwargs):
-    return NotImplemented
   name = dispatch.api_name(api)
   if name in _ROWS:
     return _ROWS[name](*args, **kwargs)
@@ -170,4 +159,4 @@ def _dispatch(api, args, kwargs):
   return NotImplemented
 
 
-dispatch.register_dispatcher(_dispatch)
+dispatch.register_type(RaggedTensor, _dispatch)

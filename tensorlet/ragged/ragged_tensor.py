@@ -15,6 +15,7 @@ from tensorlet.composite_tensor import CompositeTensor, TensorLikeSpec
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops as A
 from tensorlet.ops import math_ops as M
+from tensorlet.ops import dispatch
 from tensorlet.ops.registry import constant_value
 from tensorlet.tensor import Tensor, convert_to_tensor
 from tensorlet.tensor_shape import TensorShape, as_shape
@@ -716,3 +717,8 @@ class RaggedTensorSpec(TensorLikeSpec):
   def _map_fn_decode(self, tas):
     levels = [tas[0].stack()] + [ta.concat() for ta in tas[1:-1]]
     return RaggedTensor.from_nested_row_lengths(tas[-1].concat(), levels, validate=False)
+
+
+# Public elementwise functions (tf.abs, tf.add, ...) apply to a RaggedTensor's values.
+dispatch.register_type(RaggedTensor,
+                       dispatch.elementwise_handler(RaggedTensor._dispatch_elementwise))

@@ -4,6 +4,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.composite_tensor import CompositeTensor, TensorLikeSpec
+from tensorlet.ops import dispatch
 from tensorlet.ops.registry import constant_value
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet.tensor_shape import TensorShape, as_shape
@@ -227,3 +228,8 @@ class SparseTensorSpec(TensorLikeSpec):
     if self._shape.rank is not None:
       out._shape_hint = TensorShape([None]).concatenate(self._shape)
     return out
+
+
+# Public elementwise functions (tf.abs, tf.add, ...) apply to a SparseTensor's values.
+dispatch.register_type(SparseTensor,
+                       dispatch.elementwise_handler(SparseTensor._dispatch_elementwise))

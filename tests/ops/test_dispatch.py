@@ -37,20 +37,39 @@ class _Symbol:
     raise TypeError("no value")
 
 
-def test_dispatchers_take_failed_calls_with_their_values_only():
+def test_type_handlers_take_failed_calls_with_their_values_only():
   calls = []
 
   def handler(api_fn, args, kwargs):
-    if not any(isinstance(a, _Symbol) for a in args):
-      return NotImplemented
     calls.append(dispatch.api_name(api_fn))
     return "handled"
-  dispatch.register_dispatcher(handler)
+  dispatch.register_type(_Symbol, handler)
   try:
     assert tf.math.add(_Symbol(), 1.0) == "handled"
-    assert calls == ["math.add"]
-    assert float(tf.math.add(1.0, 2.0)) == 3.0 and calls == ["math.add"]
+    assert tf.concat([tf.ones([2]), _Symbol()], 0) == "handled"  # found inside a list
+    assert calls == ["math.add", "concat"]
+    assert float(tf.math.add(1.0, 2.0)) == 3.0 and calls == ["math.add", "concat"]
     with pytest.raises(tf.errors.InvalidArgumentError):
       tf.concat([tf.ones([2, 2]), tf.ones([3, 3])], 0)
   finally:
-    dispatch._DISPATCHERS.remove(handler)
+    dispatch.unregister_type(_Symbol, handler)
+  assert _Symbol not in dispatch._TYPES
+
+
+def test_implementations_for_a_function_come_before_type_handlers():
+  dispatch.register_type(_Symbol, lambda api, args, kwargs: "by handler")
+  handler = dispatch._HANDLERS[-1][1]
+  dispatch.dispatch_for(tf.reshape)(_Symbol)(lambda tensor, shape, name=None: "by impl")
+  try:
+    assert tf.reshape(_Symbol(), [2]) == "by impl"
+    assert tf.transpose(_Symbol()) == "by handler"
+  finally:
+    dispatch._IMPLS[tf.reshape._tl_dispatch].pop()
+    dispatch.unregister_type(_Symbol, handler)
+
+
+def test_public_functions_are_wrapped_once():
+  # the op module's dispatching function is the public one: one frame, one registry
+  from tensorlet.ops import array_ops
+  assert tf.concat is array_ops.concat
+  assert not hasattr(tf.concat._tl_dispatch, "_tl_dispatch")

@@ -43,6 +43,8 @@ _CASES = {
     "split": lambda x: tf.split(x, 3, axis=1, name="my_split")[0],
     "where": lambda x: tf.where(x > 2., x, -x, name="my_where"),
     "slice": lambda x: tf.slice(x, [0, 1], [2, 2], name="my_slice"),
+    "softmax": lambda x: tf.nn.softmax(x, name="my_softmax"),
+    "log_softmax": lambda x: tf.math.log_softmax(x, name="my_log_softmax"),
     "bias_add": lambda x: tf.nn.bias_add(x, [1., 2., 3.], name="my_bias_add"),
     "softmax_ce": lambda x: tf.nn.softmax_cross_entropy_with_logits(
         tf.nn.softmax(x), x, name="my_ce"),
@@ -85,3 +87,65 @@ def test_named_ops_compute_the_same_values():
     eager = fn(tf.constant(x))
     traced = tf.function(fn)(tf.constant(x))
     np.testing.assert_array_equal(traced.numpy(), eager.numpy(), err_msg=case)
+
+
+# Functions made of several ops open a name scope: every op they create is "<name>/...".
+_SCOPED = {
+    "elu": lambda x: tf.nn.elu(x, name="my_elu"),
+    "l2_normalize": lambda x: tf.math.l2_normalize(x, axis=1, name="my_l2n"),
+    "reduce_logsumexp": lambda x: tf.reduce_logsumexp(x, axis=1, name="my_lse"),
+    "reduce_std": lambda x: tf.math.reduce_std(x, name="my_std"),
+    "clip_by_value": lambda x: tf.clip_by_value(x, 0., 1., name="my_clip"),
+    "moments": lambda x: tf.nn.moments(x, [0], name="my_moments")[1],
+    "sequence_mask": lambda x: tf.sequence_mask([1, 2], 3, name="my_mask"),
+    "random_normal": lambda x: x + tf.random.normal([2, 3], seed=1, name="my_rand"),
+    "xlogy": lambda x: tf.math.xlogy(x, x, name="my_xlogy"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_SCOPED))
+def test_composite_functions_open_a_name_scope(case):
+  before = set(_op_names(lambda x: x))
+  names = [n for n in _op_names(_SCOPED[case]) if n not in before and
+           not n.startswith(("Identity", "add"))]
+  assert names and all(n.startswith("my_") and "/" in n for n in names), names
+
+
+def test_composite_name_scope_is_a_no_op_eagerly_and_positional_names_work():
+  assert np.allclose(tf.nn.elu(tf.constant([-1., 1.]), name="e").numpy(),
+                     [np.expm1(-1.), 1.])
+  f = tf.function(lambda x: tf.nn.leaky_relu(x, 0.1, "my_leaky"))
+  names = [o.name for o in f.get_concrete_function(_X).graph.get_operations()]
+  assert any(n.startswith("my_leaky/") for n in names), names
+
+
+# Public op-module functions that still ignore `name=` (a later session's work); the
+# list may only shrink.
+_KNOWN_GAPS = {
+    "conv_ops": {"conv2d", "conv2d_transpose", "depthwise_conv2d", "separable_conv2d",
+                 "conv1d", "convolution", "max_pool2d", "avg_pool2d", "max_pool1d",
+                 "avg_pool1d", "max_pool", "avg_pool"},
+    "group_ops": {"tuple"}, "lookup_ops": {"vocabulary_lookup"}, "rnn_ops": {"lstm_step"},
+    "sparse_ops": {"bincount"},
+    "string_hash_ops": {"to_hash_bucket_fast", "to_hash_bucket_strong", "hashed_cross"},
+}
+
+
+def test_every_public_function_uses_its_name_argument():
+  import ast
+  import pathlib
+  ops_dir = pathlib.Path(tf.__file__).parent / "ops"
+  gaps = {}
+  for path in sorted(ops_dir.glob("*.py")):
+    for node in ast.parse(path.read_text()).body:
+      if not isinstance(node, ast.FunctionDef) or node.name.startswith("_"):
+        continue
+      if "name" not in [a.arg for a in node.args.args + node.args.kwonlyargs]:
+        continue
+      if any(isinstance(d, ast.Name) and d.id == "name_scoped" for d in node.decorator_list):
+        continue
+      if not any(isinstance(n, ast.Name) and n.id == "name" and isinstance(n.ctx, ast.Load)
+                 for n in ast.walk(node)):
+        gaps.setdefault(path.stem, set()).add(node.name)
+  new = {m: sorted(fns - _KNOWN_GAPS.get(m, set())) for m, fns in gaps.items()}
+  assert {m: fns for m, fns in new.items() if fns} == {}

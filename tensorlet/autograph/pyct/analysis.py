@@ -140,11 +140,3 @@ def contains(nodes, types, stop=(ast.FunctionDef, ast.AsyncFunctionDef, ast.Lamb
       if not isinstance(c, stop):
         todo.append(c)
   return False
-
-
-def globals_of(fn_node):
-  out = set()
-  for s in ast.walk(fn_node):
-    if isinstance(s, ast.Global):
-      out.update(s.names)
-  return out

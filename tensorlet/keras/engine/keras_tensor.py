@@ -217,17 +217,11 @@ KerasTensor.__getitem__ = _operator("getitem")
 
 
 def _dispatch_on_keras_tensors(api_fn, args, kwargs):
-  try:
-    leaves = nest.flatten((args, kwargs))
-  except Exception:  # noqa: BLE001 - arguments nest cannot walk hold no KerasTensor
-    return NotImplemented
-  if not any(isinstance(t, KerasTensor) for t in leaves):
-    return NotImplemented
   from tensorlet.keras.layers import tf_op_layer
   return tf_op_layer.op_layer_call(api_fn, args, kwargs)
 
 
-dispatch.register_dispatcher(_dispatch_on_keras_tensors)
+dispatch.register_type(KerasTensor, _dispatch_on_keras_tensors)
 
 
 def _tuple(shape):
