@@ -1,8 +1,8 @@
 """Which registered ops the op table exercises.
 
 A row covers the ops whose kernels run, or whose graph nodes are created, while
-the row's function runs eagerly, traced by tf.function, and (for `grad=True`
-rows) while a tape takes its gradient: gradient helper ops (ReluGrad ...) are
+the row's function runs eagerly, traced by tf.function (also for inputs of unknown dims), and (for `grad=True`
+rows) while a tape takes its gradient (and the gradient's gradient for `order=2`): gradient helper ops (ReluGrad ...) are
 covered through the public op whose gradient uses them.
 """
 import contextlib
@@ -47,6 +47,19 @@ def _float_outputs(out):
   return [o for o in outs if isinstance(o, tf.Tensor) and o.dtype.is_floating]
 
 
+def _fixed_arity(f, n):
+  # NOTE: tf.function's input_signature does not bind *args.
+  return [lambda: f(), lambda a: f(a), lambda a, b: f(a, b), lambda a, b, c: f(a, b, c),
+          lambda a, b, c, d: f(a, b, c, d), lambda a, b, c, d, e: f(a, b, c, d, e)][n]
+
+
+def _tape_gradient(case, ts):
+  with tf.GradientTape() as tape:
+    tape.watch(ts)
+    ys = _float_outputs(case.fn(*ts))
+  return [g for g in tape.gradient(ys, ts) if g is not None]
+
+
 def row_ops(case):
   """The op names one row exercises (eager, traced, and its gradient)."""
   seen = set()
@@ -56,13 +69,28 @@ def row_ops(case):
     ts = [tf.constant(x) for x in xs]
     case.fn(*ts)
     tf.function(lambda *a: case.fn(*a))(*ts)
+    sig = [tf.TensorSpec([None] * np.ndim(x), t.dtype) for x, t in zip(xs, ts)]
+    try:  # unknown dims reach the run-time variants (Slice, TileGrad, RepeatIndices ...)
+      tf.function(_fixed_arity(case.fn, len(ts)), input_signature=sig)(*ts)
+    except ValueError:  # "Cannot infer argument `num`": as TF, test_numerics checks it
+      pass
     if case.grad:
       xs = case.inputs(np.random.RandomState(0), np.float64)
       ts = [tf.constant(x) for x in xs]
-      with tf.GradientTape() as tape:
-        tape.watch(ts)
-        ys = _float_outputs(case.fn(*ts))
-      tape.gradient(ys, ts)
+      with tf.GradientTape() as outer:
+        outer.watch(ts)
+        with tf.GradientTape() as tape:
+          tape.watch(ts)
+          ys = _float_outputs(case.fn(*ts))
+        gs = [g for g in tape.gradient(ys, ts) if g is not None]
+      if case.order > 1:  # second-order rows also reach the gradients' own Grad ops
+        outer.gradient(gs, ts)
+      try:
+        tf.function(_fixed_arity(lambda *a: _tape_gradient(case, list(a)), len(ts)),
+                    input_signature=[tf.TensorSpec([None] * np.ndim(x), tf.float64)
+                                     for x in xs])(*ts)
+      except ValueError:
+        pass
   return seen
 
 
