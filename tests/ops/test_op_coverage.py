@@ -3,27 +3,17 @@
 A row covers the ops that run or are staged while it runs eagerly, traced and
 under a gradient tape (op_coverage.py), so gradient helper ops count through the
 public op whose gradient uses them. Ops no row can reach by themselves are
-exempt below, each with its reason; KNOWN_GAPS lists ops still lacking a row.
-The test fails on a new gap, and on a known gap that a row now covers (delete it
-from the list then, so the list only shrinks).
+exempt below, each with its reason; any other op without a row fails the test.
 """
 import functools
 
-from op_coverage import covered_ops, registered_ops
+from op_coverage import covered_ops, registered_ops, row_ops
 from op_table import CASES
 
 # Plumbing: no numerics of their own to compare with NumPy.
 EXEMPT = {
     "Placeholder": "a graph input, fed by the caller: no kernel, nothing to compute",
 }
-
-# Ops still without a row (count: 11). Remove names as rows are added.
-KNOWN_GAPS = frozenset("""
-ResourceApplyGradientDescent ResourceApplyKerasAdadelta ResourceApplyKerasAdagrad
-ResourceApplyKerasAdam ResourceApplyKerasAdamAmsgrad ResourceApplyKerasAdamax
-ResourceApplyKerasFtrl ResourceApplyKerasLion ResourceApplyKerasMomentum
-ResourceApplyKerasNadam ResourceApplyKerasRMSProp
-""".split())
 
 
 @functools.lru_cache(maxsize=None)
@@ -35,15 +25,20 @@ def _gaps():
 
 def test_every_op_has_a_row():
   ops, covered, gaps = _gaps()
-  new = [n for n in gaps if n not in KNOWN_GAPS]
-  assert not new, f"{len(new)} registered ops without an op-table row: {new}"
-  closed = sorted(KNOWN_GAPS & set(covered))
-  assert not closed, f"now covered, remove from KNOWN_GAPS: {closed}"
-  stale = sorted((KNOWN_GAPS | set(EXEMPT)) - set(ops))
-  assert not stale, f"not registered ops listed in KNOWN_GAPS/EXEMPT: {stale}"
+  assert not gaps, f"{len(gaps)} registered ops without an op-table row: {gaps}"
+  stale = sorted(set(EXEMPT) - set(ops))
+  assert not stale, f"not registered ops listed in EXEMPT: {stale}"
 
 
 def test_exempt_ops_are_not_covered_by_rows():
   """An exemption is for an op no row reaches; one a row covers needs no excuse."""
   _, covered, _ = _gaps()
   assert not sorted(set(EXEMPT) & set(covered))
+
+
+def test_a_row_covers_its_ops_and_their_gradient_ops():
+  """The hooks see eager kernels, traced nodes and gradient (also second-order) ops."""
+  rows = {c.name: c for c in CASES}
+  assert {"Relu", "ReluGrad"} <= row_ops(rows["nn.relu"])
+  assert {"MaxPool", "MaxPoolGrad", "MaxPoolGradGrad"} <= row_ops(rows["nn.max_pool2d/VALID_k2s2"])
+  assert {"While", "WhileHistoryGet"} <= row_ops(rows["while_loop"])
