@@ -9,7 +9,7 @@ import tensorlet as tf
 
 def _iterate(x):
   it = iter(tf.data.Dataset.from_tensor_slices(x))
-  first = next(it)
+  first = it.get_next()
   second = it.get_next_as_optional()
   return [first, second.get_value(), tf.cast(second.has_value(), x.dtype)]
 
