@@ -120,7 +120,16 @@ def parse_tensor(serialized, out_type, name=None):
                                  out_type=_dt.as_dtype(out_type), name=name)
 
 
+# TF exports the image codecs under tf.io too (tf.io.decode_image is tf.image.decode_image).
+_IMAGE_CODECS = frozenset(["decode_and_crop_jpeg", "decode_bmp", "decode_gif", "decode_image",
+                           "decode_jpeg", "decode_png", "encode_jpeg", "encode_png",
+                           "extract_jpeg_shape", "is_jpeg"])
+
+
 def __getattr__(name):
+  if name in _IMAGE_CODECS:
+    from tensorlet.image import codecs
+    return getattr(codecs, name)
   from tensorlet._unsupported import missing
   raise missing("tf.io", name, __name__)
 

@@ -15,7 +15,7 @@ from tensorlet.ops._common import (ALL, NUMERIC, as_int, as_sequence, as_str, no
 from tensorlet.ops.registry import (constant_value, convert_inputs, execute, op,
                                     pass_through, shape_value)
 from tensorlet.tensor_shape import TensorShape
-from tensorlet.tensor import Tensor, constant, convert_to_tensor
+from tensorlet.tensor import EagerTensor, Tensor, constant, convert_to_tensor
 
 _int32 = _dt.int32
 
@@ -883,13 +883,41 @@ def sequence_mask(lengths, maxlen=None, dtype=_dt.bool, name=None):
   return mask if _dt.as_dtype(dtype) is _dt.bool else m.cast(mask, dtype)
 
 
-@name_scoped
+def _ensure_shape_error(have, shape):
+  return InvalidArgumentError(None, None, f"Shape of tensor {have} is not compatible with "
+                              f"expected shape {shape}. [Op:EnsureShape]")
+
+
+def _ensure_shape_shape(inputs, attrs):
+  t, shape = inputs[0], TensorShape(attrs["shape"])
+  if not t.shape.is_compatible_with(shape):
+    raise ValueError(str(_ensure_shape_error(t.shape, shape)))
+  return [(t.shape.merge_with(shape), t.dtype)]
+
+
+# NOTE: an op, not a static check only: traced with unknown dims, the shape is
+# checked when the graph runs and the output carries the merged static shape.
+@op("EnsureShape", shape=_ensure_shape_shape)
+def EnsureShape(x, *, shape):
+  if not TensorShape(x.shape).is_compatible_with(shape):
+    raise _ensure_shape_error(TensorShape(x.shape), TensorShape(shape))
+  return x
+
+
+@EnsureShape.def_grad
+def _(op, dy):
+  return [dy]
+
+
 def ensure_shape(x, shape, name=None):
   t = convert_to_tensor(x)
+  shape = TensorShape(shape)
   if not t.shape.is_compatible_with(shape):
-    raise InvalidArgumentError(None, None, f"Shape of tensor {t.shape} is not compatible with "
-                               f"expected shape {TensorShape(shape)}. [Op:EnsureShape]")
-  return t
+    raise _ensure_shape_error(t.shape, shape)
+  if isinstance(t, EagerTensor) or t.shape.merge_with(shape) == t.shape:
+    return t
+  return execute(EnsureShape, [t], {"shape": shape.as_list() if shape.rank is not None
+                                    else None}, name)
 
 
 

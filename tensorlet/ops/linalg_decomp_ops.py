@@ -202,8 +202,11 @@ def _complex_of(dtype):
   return _dt.complex128 if dtype in (_dt.float64, _dt.complex128) else _dt.complex64
 
 
-@op("Eig", dtypes=_LAPACK, num_outputs=2, differentiable=False,
-    shape=lambda i, a: [(TensorShape(None), _complex_of(i[0].dtype))] * 2)
+def _eig_shape(inputs, attrs):
+  return [(s, _complex_of(inputs[0].dtype)) for s, _ in _eigh_shape(inputs, attrs)]
+
+
+@op("Eig", dtypes=_LAPACK, num_outputs=2, differentiable=False, shape=_eig_shape)
 def Eig(x, *, compute_v):
   _check(x, "Eig")
   out = _complex_of(_dt._BY_NP[x.dtype])._np

@@ -540,8 +540,11 @@ def _diag_dims(d, k, num_rows, num_cols):
 
 def _matrix_diag_shape(inputs, attrs):
   x = inputs[0]
-  if x.shape.rank is None or x.shape[-1] is None:
+  if x.shape.rank is None:
     return [(TensorShape(None), x.dtype)]
+  if x.shape[-1] is None:  # the rank is still known: batch dims + [rows, cols]
+    m, n = (attrs[a] if attrs[a] >= 0 else None for a in ("num_rows", "num_cols"))
+    return [(TensorShape(x.shape.as_list()[:-1] + [m, n]), x.dtype)]
   m, n = _diag_dims(x.shape[-1], attrs["k"], attrs["num_rows"], attrs["num_cols"])
   return [(TensorShape(x.shape.as_list()[:-1] + [m, n]), x.dtype)]
 
@@ -592,8 +595,10 @@ def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0,
 
 def _diag_part_shape(inputs, attrs):
   d = _static(inputs[0], square=False)
-  if d is None or None in d[-2:]:
+  if d is None:
     return [(TensorShape(None), inputs[0].dtype)]
+  if None in d[-2:]:
+    return [(TensorShape(d[:-2] + [None]), inputs[0].dtype)]
   return [(TensorShape(d[:-2] + [len(_diag_index(d[-2], d[-1], attrs["k"])[0])]),
            inputs[0].dtype)]
 

@@ -128,6 +128,13 @@ def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=Non
     stream = "stdout"
   execute(PrintV2, tensors, {"template": template, "output_stream": stream,
                              "sep": sep, "end": end, "summarize": summarize})
+  return _staged_op()
+
+
+def _staged_op():
+  """None eagerly; in a graph the Operation just staged (as TF: usable as a control input)."""
+  from tensorlet.context import ctx
+  return None if ctx.graph is None else ctx.graph.get_operations()[-1]
 
 
 # ------------------------------------------------------------- debugging
@@ -174,7 +181,8 @@ def Assert_(condition, data, summarize=None, name=None):
     else:
       ts.append(convert_to_tensor(d))
   msg = "assertion failed: " + (" ".join(texts) + " " if texts else "")
-  return execute(Assert, [c] + ts, {"message": msg, "summarize": summarize or 3})
+  execute(Assert, [c] + ts, {"message": msg, "summarize": summarize or 3})
+  return _staged_op()
 
 
 def _message(message, where):

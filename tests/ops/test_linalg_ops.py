@@ -428,3 +428,28 @@ def test_gradients_in_function_with_unknown_dims():
     t.watch(st)
     y = tf.reduce_sum(L.cholesky(st)) + tf.reduce_sum(L.inv(st)) + tf.reduce_sum(L.det(st))
   _close(g(s), t.gradient(y, st))
+
+
+def test_eig_and_matrix_diag_keep_the_rank_when_dims_are_unknown():
+  """Traced with unknown dims, eig/eigvals/diag know their output rank (as TF), so
+  gradient rules that transpose matrices (eigvalsh's) can be staged."""
+  seen = {}
+
+  @tf.function(input_signature=[tf.TensorSpec([None, None, None], tf.float64)])
+  def f(x):
+    e, v = tf.linalg.eig(x)
+    seen["eig"] = (e.shape.as_list(), v.shape.as_list(), tf.linalg.eigvals(x).shape.as_list())
+    seen["diag"] = tf.linalg.diag(tf.linalg.diag_part(x)).shape.as_list()
+    seen["diag_rows"] = tf.linalg.diag(x[0], num_rows=4, num_cols=-1, k=0).shape.as_list()
+    return e
+
+  f.get_concrete_function()
+  assert seen["eig"] == ([None, None], [None, None, None], [None, None])
+  assert seen["diag"] == [None, None, None]
+  assert seen["diag_rows"] == [None, 4, None]
+  x = tf.constant(np.diag([1.0, 2.0, 3.0]))
+  with tf.GradientTape() as tape:
+    tape.watch(x)
+    y = tf.function(tf.linalg.eigvalsh,
+                    input_signature=[tf.TensorSpec([None, None], tf.float64)])(x)
+  np.testing.assert_allclose(tape.gradient(y, x).numpy(), np.eye(3))
