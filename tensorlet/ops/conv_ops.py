@@ -22,7 +22,7 @@ from tensorlet.errors import InvalidArgumentError, UnimplementedError
 from tensorlet.ops import _blas_threads as _bt
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
-from tensorlet.ops._common import FLOAT, REAL, _dims, as_int, as_sequence
+from tensorlet.ops._common import FLOAT, REAL, _dims, as_int, as_sequence, name_scoped
 from tensorlet.ops.array_ops import _const_shape
 from tensorlet.ops.registry import convert_inputs, execute, op
 from tensorlet.tensor_shape import TensorShape
@@ -546,6 +546,7 @@ def _back(y, nchw):
   return _a.transpose(y, [0, 3, 1, 2]) if nchw else y
 
 
+@name_scoped
 def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,  # noqa: A002
            name=None):
   """2-D convolution of NHWC `input` with HWIO `filters`.
@@ -570,6 +571,7 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
                                                                 nchw)), nchw)
 
 
+@name_scoped
 def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
                      data_format="NHWC", dilations=None, name=None):
   """The gradient of conv2d w.r.t. its input; `filters` is [h, w, out_channels, in_channels]."""
@@ -585,6 +587,7 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
   return _back(execute(Conv2DBackpropInput, [shape, f, _nhwc(y, nchw)], attrs), nchw)
 
 
+@name_scoped
 def depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa: A002
                      dilations=None, name=None):
   """Per-channel convolution: `filter` [h, w, C, M] gives C * M output channels.
@@ -613,6 +616,7 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa:
   return _back(_a.reshape(y, [-1, g.oh, g.ow, c * mult]), nchw)
 
 
+@name_scoped
 def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,  # noqa: A002
                      data_format=None, dilations=None, name=None):
   """depthwise_conv2d followed by a 1x1 conv2d with `pointwise_filter`."""
@@ -620,6 +624,7 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
   return conv2d(y, pointwise_filter, 1, "VALID", data_format or "NHWC")
 
 
+@name_scoped
 def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  # noqa: A002
            name=None):
   """1-D convolution of [batch, width, in_channels] with [width, in, out] filters."""
@@ -640,6 +645,7 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  
   return _a.transpose(y, [0, 2, 1]) if ncw else y
 
 
+@name_scoped
 def convolution(input, filters, strides=None, padding="VALID", data_format=None,  # noqa: A002
                 dilations=None, name=None):
   """conv1d or conv2d by the rank of `input`."""
@@ -820,6 +826,7 @@ def _pool2d(od, input, ksize, strides, padding, data_format):  # noqa: A002
   return _back(execute(od, [_nhwc(x, nchw)], attrs), nchw)
 
 
+@name_scoped
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
   """Max over ksize windows of NHWC `input` ("SAME" or "VALID" padding).
 
@@ -831,6 +838,7 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
   return _pool2d(MaxPool, input, ksize, strides, padding, data_format)
 
 
+@name_scoped
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
   """Mean over ksize windows; with "SAME", padded positions are not counted (as TF)."""
   return _pool2d(AvgPool, input, ksize, strides, padding, data_format)
@@ -846,11 +854,13 @@ def _pool1d(fn, input, ksize, strides, padding, data_format):  # noqa: A002
   return _a.transpose(y, [0, 2, 1]) if ncw else y
 
 
+@name_scoped
 def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
   """Max pooling over the width of [batch, width, channels]."""
   return _pool1d(max_pool2d, input, ksize, strides, padding, data_format)
 
 
+@name_scoped
 def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
   """Average pooling over the width of [batch, width, channels]."""
   return _pool1d(avg_pool2d, input, ksize, strides, padding, data_format)
@@ -866,11 +876,13 @@ def _pool_nd(one, two, input, ksize, strides, padding, data_format):  # noqa: A0
                    f"Received: input.shape={convert_to_tensor(input).shape} of rank {r}")
 
 
+@name_scoped
 def max_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
   """max_pool1d or max_pool2d by the rank of `input`."""
   return _pool_nd(max_pool1d, max_pool2d, input, ksize, strides, padding, data_format)
 
 
+@name_scoped
 def avg_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
   """avg_pool1d or avg_pool2d by the rank of `input`."""
   return _pool_nd(avg_pool1d, avg_pool2d, input, ksize, strides, padding, data_format)

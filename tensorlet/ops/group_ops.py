@@ -6,6 +6,7 @@ grouped ops: depending on it (tf.control_dependencies([group])) runs them all.
 """
 from tensorlet import _nest as nest
 from tensorlet.context import control_dependencies, ctx
+from tensorlet.ops._common import name_scoped
 from tensorlet.ops.registry import execute, op
 
 
@@ -32,6 +33,7 @@ def group(*inputs, name=None):
     return no_op(name=name or "NoOp")
 
 
+@name_scoped
 def tuple(tensors, control_inputs=None, name=None):  # noqa: A001 - TF's name
   """`tensors`, each available only after all of them (and `control_inputs`) ran."""
   if ctx.graph is None:

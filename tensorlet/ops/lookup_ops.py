@@ -8,6 +8,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import invalid_argument
+from tensorlet.ops._common import name_scoped
 from tensorlet.ops.registry import execute, op
 
 _KEYS = frozenset({_dt.string, _dt.int32, _dt.int64})
@@ -56,6 +57,7 @@ def VocabularyLookup(keys, vocabulary, *, offset, default, strict):
   return np.where(found, pos + offset, default).reshape(np.shape(keys))
 
 
+@name_scoped
 def vocabulary_lookup(keys, vocabulary, offset=0, default=-1, strict=False, name=None):
   """`offset` + the position of each key in the 1-D `vocabulary`, `default` for keys
   not in it (an InvalidArgumentError for them when `strict`)."""

@@ -13,6 +13,7 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
+from tensorlet.ops._common import name_scoped
 from tensorlet.ops.registry import execute, op
 
 __all__ = ["lstm_step"]
@@ -97,6 +98,7 @@ def _(op, dh, dc):
   return [dz, _m.matmul(dz, r, transpose_b=True), dct * f, _m.matmul(h, dz, transpose_a=True)]
 
 
+@name_scoped
 def lstm_step(x, h, c_prev, recurrent_kernel, name=None):
   """(h, c) of one LSTM step: `x` is the input part of the gate pre-activations."""
   return LSTMStep(x, h, c_prev, recurrent_kernel)

@@ -8,7 +8,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops as A
 from tensorlet.ops import math_ops as M
-from tensorlet.ops._common import ALL, NUMERIC
+from tensorlet.ops._common import ALL, NUMERIC, name_scoped
 from tensorlet.ops.registry import constant_value, execute, op
 from tensorlet.tensor_shape import TensorShape
 
@@ -183,6 +183,7 @@ def DenseBincount(input, size, weights, *, binary_output, T):  # noqa: A002
   return count(x.reshape(-1), w.reshape(-1) if has_w else None).astype(out_dt)
 
 
+@name_scoped
 def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dt.int32, name=None,
              axis=None, binary_output=False):
   """Counts (or weight sums) of each integer value of `arr` (per row with axis=-1).

@@ -5,7 +5,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import invalid_argument
-from tensorlet.ops._common import as_int
+from tensorlet.ops._common import as_int, name_scoped
 from tensorlet.ops._string_hash import fingerprint64, siphash
 from tensorlet.ops.registry import execute, op
 from tensorlet.ops.string_ops import _strings
@@ -35,6 +35,7 @@ def _num_buckets(num_buckets, name):
   return n
 
 
+@name_scoped
 def to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002
   """The bucket in [0, num_buckets) of each string: FarmHash64 modulo num_buckets.
 
@@ -47,6 +48,7 @@ def to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002
                  {"num_buckets": _num_buckets(num_buckets, "StringToHashBucketFast")})
 
 
+@name_scoped
 def to_hash_bucket_strong(input, num_buckets, key, name=None):  # noqa: A002
   """The bucket of each string under SipHash-2-4 keyed by `key` (two ints): a hash
   that is hard to collide on purpose without knowing the key.

@@ -121,14 +121,7 @@ def test_composite_name_scope_is_a_no_op_eagerly_and_positional_names_work():
 
 # Public op-module functions that still ignore `name=` (a later session's work); the
 # list may only shrink.
-_KNOWN_GAPS = {
-    "conv_ops": {"conv2d", "conv2d_transpose", "depthwise_conv2d", "separable_conv2d",
-                 "conv1d", "convolution", "max_pool2d", "avg_pool2d", "max_pool1d",
-                 "avg_pool1d", "max_pool", "avg_pool"},
-    "group_ops": {"tuple"}, "lookup_ops": {"vocabulary_lookup"}, "rnn_ops": {"lstm_step"},
-    "sparse_ops": {"bincount"},
-    "string_hash_ops": {"to_hash_bucket_fast", "to_hash_bucket_strong", "hashed_cross"},
-}
+_KNOWN_GAPS = {}
 
 
 def test_every_public_function_uses_its_name_argument():
