@@ -1,7 +1,7 @@
 """tf.ragged: ragged tensors (rows of different lengths) and their ops.
 
 Importing this package registers the ragged implementations of the dense
-public functions (tf.concat, tf.reduce_sum, tf.math.*, ...; ops/composite_dispatch.py).
+public functions (tf.concat, tf.reduce_sum, tf.math.*, ...; ops/dispatch.py).
 """
 from tensorlet.ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: F401
 from tensorlet.ragged import ragged_math  # noqa: F401 - registers elementwise ops, reductions

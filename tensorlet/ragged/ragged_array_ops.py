@@ -3,7 +3,7 @@ RaggedTensor (registered for the dense public functions)."""
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops as A
-from tensorlet.ops import composite_dispatch as dispatch
+from tensorlet.ops import dispatch
 from tensorlet.ops import math_ops as M
 from tensorlet.ops._common import as_int
 from tensorlet.ops.registry import constant_value

@@ -1,11 +1,11 @@
 """Elementwise ops and reductions on RaggedTensors (dispatched from the dense
-public functions, see ops/composite_dispatch.py)."""
+public functions, see ops/dispatch.py)."""
 import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops as A
-from tensorlet.ops import composite_dispatch as dispatch
+from tensorlet.ops import dispatch
 from tensorlet.ops import math_ops as M
 from tensorlet.ops.registry import constant_value
 from tensorlet.ragged.ragged_tensor import RaggedTensor

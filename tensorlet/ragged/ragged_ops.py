@@ -6,7 +6,7 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.ops import array_ops as A
-from tensorlet.ops import composite_dispatch as dispatch
+from tensorlet.ops import dispatch
 from tensorlet.ops import math_ops as M
 from tensorlet.ops.registry import constant_value
 from tensorlet.errors import InvalidArgumentError

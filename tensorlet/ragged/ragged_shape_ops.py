@@ -5,7 +5,7 @@ RaggedTensor, which reshapes its flat values, as TF's."""
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops as A
-from tensorlet.ops import composite_dispatch as dispatch
+from tensorlet.ops import dispatch
 from tensorlet.ops import creation_ops as C
 from tensorlet.ops import math_ops as M
 from tensorlet.ops.registry import constant_value

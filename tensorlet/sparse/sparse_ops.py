@@ -425,7 +425,7 @@ def _cast(x, dtype, name=None):
   return x.with_values(M.cast._tl_undispatched(x.values, dtype))
 
 
-from tensorlet.ops import composite_dispatch as dispatch  # noqa: E402
+from tensorlet.ops import dispatch  # noqa: E402
 
 dispatch.dispatch_for(M.cast)(SparseTensor)(_cast)
 dispatch.dispatch_for(M.abs)(SparseTensor)(lambda x, name=None: x.with_values(
