@@ -15,6 +15,7 @@ from tensorlet.polymorphic_function.cache import FunctionCache
 from tensorlet.polymorphic_function.function_type import FunctionType
 from tensorlet.polymorphic_function.concrete import ConcreteFunction
 from tensorlet.polymorphic_function.trace import finish_outputs
+from tensorlet.polymorphic_function import user_code
 from tensorlet.graph.graph import FuncGraph
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet.tensor_spec import TensorSpec
@@ -104,6 +105,12 @@ class Function:
 
   # ---------------------------------------------------------------- calls
   def __call__(self, *args, **kwargs):
+    try:
+      return self._call(*args, **kwargs)
+    except Exception as e:
+      raise user_code.prepared(e)
+
+  def _call(self, *args, **kwargs):
     if ctx.run_functions_eagerly:
       return self._python_function(*args, **kwargs)
     # NOTE: fast path for the common call, positional eager tensors only: the key is
@@ -132,6 +139,12 @@ class Function:
 
   def get_concrete_function(self, *args, **kwargs):
     """The ConcreteFunction for these arguments (tensors or TensorSpecs), tracing if needed."""
+    try:
+      return self._get_concrete_function(*args, **kwargs)
+    except Exception as e:
+      raise user_code.prepared(e)
+
+  def _get_concrete_function(self, *args, **kwargs):
     if self._input_signature is not None and not args and not kwargs:
       return self._signature_concrete(None)[0]
     values = self._function_type.bind(args, kwargs)
