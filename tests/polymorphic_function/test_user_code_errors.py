@@ -67,3 +67,28 @@ def test_error_type_and_op_errors_keep_their_type():
     raise KeyError("k")
   with pytest.raises(KeyError):
     h(tf.ones([1]))
+
+
+def test_variable_created_on_every_call_names_the_line():
+  @tf.function
+  def f(x):
+    v = tf.Variable(1.0)
+    return v + x
+  with pytest.raises(ValueError) as info:
+    f(tf.constant(1.0))
+  text = str(info.value)
+  # TF 2.21's message, on the first call, with the user's line above it
+  assert "tf.function only supports singleton tf.Variables created on the first call." in text
+  assert "v = tf.Variable(1.0)" in text and "in f  *" in text
+
+
+def test_variable_created_once_is_fine():
+  holder = []
+
+  @tf.function
+  def f(x):
+    if not holder:
+      holder.append(tf.Variable(1.0))
+    return holder[0] + x
+  assert f(tf.constant(1.0)).numpy() == 2.0
+  assert f(tf.constant(2.0)).numpy() == 3.0
