@@ -1,4 +1,5 @@
-"""tf.experimental: the names tensorlet implements (Optional, DynamicRaggedShape)."""
+"""tf.experimental: the names tensorlet implements (Optional, DynamicRaggedShape) and
+tensorlet's graph pictures and step-through inspection (graph/inspection.py)."""
 
 
 def __getattr__(name):
@@ -8,5 +9,8 @@ def __getattr__(name):
   if name == "DynamicRaggedShape":
     from tensorlet.ragged.dynamic_ragged_shape import DynamicRaggedShape
     return DynamicRaggedShape
+  if name in ("graph_svg", "graph_dot", "inspect"):
+    from tensorlet.graph import inspection
+    return getattr(inspection, name)
   from tensorlet._unsupported import missing
   raise missing("tf.experimental", name, __name__)
