@@ -24,10 +24,3 @@ def test_gradient_ops_are_under_gradient_tape_scopes():
   assert forward and not any("gradient_tape" in n for n in forward)
   np.testing.assert_allclose(f(x).numpy(), 3.0)
 
-
-def test_eager_gradients_unchanged():
-  x = tf.constant(3.0)
-  with tf.GradientTape() as t:
-    t.watch(x)
-    y = x * x
-  assert t.gradient(y, x).numpy() == 6.0
