@@ -1,4 +1,6 @@
-"""tf.experimental: the names tensorlet implements (Optional, DynamicRaggedShape, RowPartition)."""
+"""tf.experimental: the names tensorlet implements (Optional, DynamicRaggedShape,
+RowPartition) and tensorlet's graph pictures and step-through inspection
+(graph/inspection.py)."""
 
 
 def __getattr__(name):
@@ -11,5 +13,8 @@ def __getattr__(name):
   if name == "RowPartition":
     from tensorlet.ragged.row_partition import RowPartition
     return RowPartition
+  if name in ("graph_svg", "graph_dot", "inspect"):
+    from tensorlet.graph import inspection
+    return getattr(inspection, name)
   from tensorlet._unsupported import missing
   raise missing("tf.experimental", name, __name__)

@@ -7,6 +7,7 @@ tensorlet ops, so the pass itself runs eagerly, stages into a graph, or is
 recorded by an outer tape for higher-order derivatives.
 """
 from tensorlet import dtypes as _dt
+from tensorlet.context import ctx, name_scope
 from tensorlet.errors import InvalidArgumentError
 
 __all__ = ["backprop", "unbroadcast", "is_differentiable_dtype"]
@@ -167,7 +168,15 @@ def backprop(records, seeds, source_ids):
     # NOTE: gradient rules may skip inputs nobody asked about (e.g. MatMul's
     # gradient for the input data of the first layer), as TF's skip_input_indices.
     rec.needs = tuple(id(x) in reach for x in rec.inputs)
-    in_grads = od.grad_fn(rec, *dys)
+    fwd = getattr(rec.outputs[0], "op", None) if ctx.graph is not None and rec.outputs \
+        else None
+    if fwd is not None:
+      # NOTE: as TF, the gradient of op `a/b` is built under `gradient_tape/a/b/`, so
+      # TensorBoard groups it instead of listing it among the model's nodes.
+      with name_scope(f"gradient_tape/{fwd.name}/"):
+        in_grads = od.grad_fn(rec, *dys)
+    else:
+      in_grads = od.grad_fn(rec, *dys)
     if len(in_grads) != len(rec.inputs):
       raise InvalidArgumentError(None, None, f"Gradient of {od.name} returned {len(in_grads)} "
                                  f"values for {len(rec.inputs)} inputs")

@@ -28,7 +28,9 @@ class experimental:  # noqa: N801 - TF's namespace
   @staticmethod
   def set_loop_options(parallel_iterations=None, swap_memory=None, maximum_iterations=None,
                        shape_invariants=None):
-    """Accepted inside loops; tensorlet loops take shapes from set_shape instead."""
+    """As a statement in a converted loop body, AutoGraph moves the call before the
+    loop and applies its options (shape invariants, maximum iterations); run as
+    written (a Python loop, eager code) it does nothing, as in TF."""
 
 
 from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402

@@ -88,18 +88,21 @@ def to_svg(graph):
   height = _GAP + len(rows) * _ROW
   out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
          f'font-family="monospace" font-size="11">',
-         f"<title>{escape(g.name)}</title>"]
+         f"<title>{escape(g.name)}</title>",
+         '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
+         'markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" '
+         'fill="#555"/></marker></defs>']
   for op in ops:
     x, y, w, _ = pos[id(op)]
     for t in op.inputs:
       if id(t.op) in pos:
         sx, sy, sw, _ = pos[id(t.op)]
         out.append(f'<line x1="{sx + sw // 2}" y1="{sy + _BOX_H}" x2="{x + w // 2}" y2="{y}" '
-                   f'stroke="#555"><title>{escape(_tensor_label(t))}</title></line>')
+                   f'stroke="#555" marker-end="url(#arrow)"><title>{escape(_tensor_label(t))}</title></line>')
     for c in op.control_inputs:
       sx, sy, sw, _ = pos[id(c)]
       out.append(f'<line x1="{sx + sw // 2}" y1="{sy + _BOX_H}" x2="{x + w // 2}" y2="{y}" '
-                 f'stroke="#999" stroke-dasharray="4 3"/>')
+                 f'stroke="#999" stroke-dasharray="4 3" marker-end="url(#arrow)"/>')
   for op in ops:
     x, y, w, label = pos[id(op)]
     fill = "#fef7e0" if op.opdef is not None and op.opdef.is_placeholder else "#e8f0fe"

@@ -15,6 +15,7 @@ from tensorlet.polymorphic_function.cache import FunctionCache
 from tensorlet.polymorphic_function.function_type import FunctionType
 from tensorlet.polymorphic_function.concrete import ConcreteFunction
 from tensorlet.polymorphic_function.trace import finish_outputs
+from tensorlet.polymorphic_function import user_code
 from tensorlet.graph.graph import FuncGraph
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet.tensor_spec import TensorSpec
@@ -48,7 +49,7 @@ class Function:
     self._fast_n = self._function_type._simple if input_signature is None else -1
     self._cache = FunctionCache()
     self._trace_count = 0
-    self._warned = False
+    self._calls = self._calls_seen = 0
     self._descriptors = weakref.WeakKeyDictionary()
     functools.update_wrapper(self, python_function, updated=())
 
@@ -104,6 +105,13 @@ class Function:
 
   # ---------------------------------------------------------------- calls
   def __call__(self, *args, **kwargs):
+    self._calls += 1
+    try:
+      return self._call(*args, **kwargs)
+    except Exception as e:
+      raise user_code.prepared(e)
+
+  def _call(self, *args, **kwargs):
     if ctx.run_functions_eagerly:
       return self._python_function(*args, **kwargs)
     # NOTE: fast path for the common call, positional eager tensors only: the key is
@@ -132,6 +140,12 @@ class Function:
 
   def get_concrete_function(self, *args, **kwargs):
     """The ConcreteFunction for these arguments (tensors or TensorSpecs), tracing if needed."""
+    try:
+      return self._get_concrete_function(*args, **kwargs)
+    except Exception as e:
+      raise user_code.prepared(e)
+
+  def _get_concrete_function(self, *args, **kwargs):
     if self._input_signature is not None and not args and not kwargs:
       return self._signature_concrete(None)[0]
     values = self._function_type.bind(args, kwargs)
@@ -185,8 +199,8 @@ class Function:
     with creation forbidden, as TF does: a function that would create new
     variables on every call fails here instead of silently reusing them."""
     first = not self._cache.traces
-    if not first:
-      self._maybe_warn(types)
+    if self._calls > self._calls_seen and ctx.graph is None:  # eager calls count, as TF's
+      self._maybe_warn(types, first)
     cf, created = self._trace_once(types, values, allow_variables=first)
     if created:
       cf, _ = self._trace_once(types, values, allow_variables=False)
@@ -218,9 +232,12 @@ class Function:
 
     def creator(var):
       if not allow_variables:
-        raise ValueError("tf.function-decorated function tried to create variables on "
-                         f"non-first call (function '{self._name}'). Create variables once, "
-                         "outside the function or guarded so only the first call creates them.")
+        # TF's text; the "in user code" block (user_code.py) names the line
+        raise ValueError("tf.function only supports singleton tf.Variables created on the "
+                         "first call. Make sure the tf.Variable is only created once or "
+                         "created outside tf.function. See "
+                         "https://www.tensorflow.org/guide/function#creating_tfvariables for "
+                         "more information.")
       created.append(var)
     saved = (ctx.graph, ctx.tapes, ctx.scope, ctx.variable_creator)
     ctx.graph, ctx.tapes, ctx.scope = fg, (), ""
@@ -234,24 +251,84 @@ class Function:
     fg.feeds = {}
     return ConcreteFunction(fg, self._name, params, leaves, self._python_function), created
 
-  def _maybe_warn(self, types):
-    if self._warned or len(self._cache.traces) + 1 < _RETRACE_WARN_AT:
+  def _maybe_warn(self, types, first):
+    """TF's frequent-tracing warning (same counts: 5 tracing calls among the last
+    10 calls of the Python function, over all Function objects wrapping it, at
+    most twice), followed by what changed and the fix for that cause."""
+    key = _stats_key(self._python_function)
+    det = _DETECTORS.get(key)
+    if det is None:
+      det = _DETECTORS[key] = _TracingDetector()
+    if self._calls_seen == 0:  # this Function object's first trace from a call
+      det.functions += 1
+    det.called_without_tracing(self._calls - self._calls_seen - 1)
+    self._calls_seen = self._calls
+    counts = det.called_with_tracing()
+    if counts is None:
       return
-    self._warned = True
-    prev = self._cache.traces[-1][0]
-    names = [p.name for p in self._function_type.parameters]
     changes = []
-    for i, (a, b) in enumerate(zip(prev, types)):
-      for path, old, new in a.diff(b, names[i] if i < len(names) else f"arg{i}"):
-        changes.append(f"  argument '{path}': {old} -> {new}")
-    site = _call_site()
+    if not first:
+      prev = self._cache.traces[-1][0]
+      names = [p.name for p in self._function_type.parameters]
+      for i, (a, b) in enumerate(zip(prev, types)):
+        for path, old, new in a.diff(b, names[i] if i < len(names) else f"arg{i}"):
+          changes.append(f"  argument '{path}': {old} -> {new}")
+    if det.functions > 1 and first:
+      fix = ("Fix: the tf.function is created anew on each call (in a loop or a function); "
+             "create it once, outside the loop, and call that object.")
+    elif any("Literal" in c for c in changes):
+      fix = ("Fix: pass tensors instead of Python numbers, or fix the argument with "
+             "input_signature=[tf.TensorSpec(...)].")
+    else:
+      fix = ("Fix: give the varying dimensions as None with input_signature="
+             "[tf.TensorSpec(...)], or use reduce_retracing=True.")
     warnings.warn(
-        f"tf.function '{self._name}' has been traced {len(self._cache.traces) + 1} times"
-        f"{' (called at ' + site + ')' if site else ''}. Tracing is expensive. What changed "
-        f"since the previous trace:\n" + ("\n".join(changes) or "  (argument structure)") +
-        "\nFix: pass tensors instead of Python numbers, or fix the shapes with "
-        "input_signature=[tf.TensorSpec(...)] or reduce_retracing=True.",
+        f"{counts[0]} out of the last {counts[1]} calls to {self._python_function!r} triggered "
+        f"tf.function retracing. Tracing is expensive and the excessive number of tracings "
+        f"could be due to (1) creating @tf.function repeatedly in a loop, (2) passing tensors "
+        f"with different shapes, (3) passing Python objects instead of tensors.\n" +
+        ("What changed since the previous trace of this object:\n" + "\n".join(changes) +
+         "\n" if changes else "") + fix,
         RuntimeWarning, stacklevel=_user_stacklevel())
+
+
+_FREQUENT_HISTORY, _FREQUENT_THRESHOLD, _FREQUENT_MAX_WARNINGS = 10, 5, 2
+_DETECTORS = weakref.WeakKeyDictionary()
+
+
+def _stats_key(fn):
+  """What TF counts calls by: the code of the innermost wrapped Python function,
+  so Function objects re-created around the same function share their counts."""
+  while hasattr(fn, "__wrapped__"):
+    fn = fn.__wrapped__
+  fn = getattr(fn, "__func__", fn)
+  return getattr(fn, "__code__", fn)
+
+
+class _TracingDetector:
+  def __init__(self):
+    self.per_trace = []  # calls served by each recent trace (its own call first)
+    self.calls = 0
+    self.warnings = 0
+    self.functions = 0  # Function objects that traced it
+
+  def called_without_tracing(self, n):
+    if n > 0:
+      if not self.per_trace:
+        self.per_trace = [0]
+      self.per_trace[-1] += n
+      self.calls += n
+
+  def called_with_tracing(self):
+    """(tracing calls, calls) to warn about, or None."""
+    self.calls += 1
+    self.per_trace.append(1)
+    while self.per_trace and self.calls - self.per_trace[0] > _FREQUENT_HISTORY:
+      self.calls -= self.per_trace.pop(0)
+    if self.warnings >= _FREQUENT_MAX_WARNINGS or len(self.per_trace) < _FREQUENT_THRESHOLD:
+      return None
+    self.warnings += 1
+    return len(self.per_trace), self.calls
 
 
 def _user_stacklevel():
@@ -262,15 +339,6 @@ def _user_stacklevel():
   while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
     f, level = f.f_back, level + 1
   return level
-
-
-def _call_site():
-  import sys
-  from tensorlet.graph.graph import _PKG_DIR
-  f = sys._getframe(2)
-  while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
-    f = f.f_back
-  return f"{f.f_code.co_filename}:{f.f_lineno}" if f is not None else ""
 
 
 class SignatureMismatchError(TypeError, ValueError):

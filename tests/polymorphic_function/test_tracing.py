@@ -701,10 +701,11 @@ def test_retrace_warning_names_function_argument_types_and_fix():
     often(x, 10.0)
   assert len(rec) == 1
   msg = str(rec[0].message)
-  assert "'often'" in msg and "5 times" in msg
+  # TF's first sentence and counts, then what changed and the fix for that cause
+  assert msg.startswith("5 out of the last 5 calls to <function ")
+  assert "often" in msg and "triggered tf.function retracing" in msg
   assert "argument 'scale': Literal[3.0] -> Literal[10.0]" in msg
-  assert "input_signature" in msg and "reduce_retracing" in msg
-  assert "Fix" in msg
+  assert "Fix: pass tensors instead of Python numbers" in msg
   assert rec[0].filename == __file__     # points at the caller's line
 
 
@@ -718,16 +719,45 @@ def test_retrace_warning_for_changing_shapes_names_the_nested_argument():
       f({"x": tf.ones([n])})
 
 
-def test_retrace_warning_is_given_once():
+def test_retrace_warning_is_given_twice_at_most():
+  # as TF: "5 out of the last 5", "6 out of the last 6", then quiet
   f = tf.function(lambda n: tf.constant(n))
-  with pytest.warns(RuntimeWarning):
+  with pytest.warns(RuntimeWarning, match="5 out of the last 5 calls"):
     for n in range(5):
       f(n)
+  with pytest.warns(RuntimeWarning, match="6 out of the last 6 calls"):
+    f(5)
   with warnings.catch_warnings():
     warnings.simplefilter("error")
-    for n in range(5, 10):
+    for n in range(6, 10):
       f(n)
   assert traces(f) == 10
+
+
+def test_retrace_warning_counts_calls_without_tracing_as_tf():
+  @tf.function
+  def f(x):
+    return x + 1
+  with warnings.catch_warnings():
+    warnings.simplefilter("error")
+    for n in range(4):  # 4 traces, each followed by 2 cached calls: 12 calls
+      for _ in range(3):
+        f(n)
+  with pytest.warns(RuntimeWarning) as rec:  # the counts real TF 2.21 prints here
+    for n in range(4, 6):
+      f(n)
+  assert [str(r.message).split(" calls")[0] for r in rec] == \
+      ["5 out of the last 13", "5 out of the last 11"]
+
+
+def test_retrace_warning_for_function_recreated_in_a_loop():
+  def body(x):
+    return x * 2
+  x = tf.constant(1.0)
+  with pytest.warns(RuntimeWarning, match="created anew on each call") as rec:
+    for _ in range(5):
+      tf.function(body)(x)
+  assert str(rec[0].message).startswith("5 out of the last 5 calls to <function ")
 
 
 def test_input_signature_with_varargs():

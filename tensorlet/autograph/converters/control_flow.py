@@ -125,6 +125,7 @@ class _Converter:
     return fns + state_fns + call, set(names) | up_b | up_e
 
   def while_(self, node, after):
+    opts = _loop_options(node)
     modified = analysis.writes(node.body)
     live_in = analysis.live_in(node.body) | analysis.reads(node.test)
     names = self._state(modified, after | live_in)
@@ -137,11 +138,12 @@ class _Converter:
                               returns=None, type_params=[])
     state_fns, get, set_ = self._state_fns(names)
     call = templates.replace(
-        f"ag__.while_stmt({t_name}, {b_name}, {get}, {set_}, symbols, {{}})",
+        f"ag__.while_stmt({t_name}, {b_name}, {get}, {set_}, symbols, opts)", opts=opts,
         symbols=ast.Tuple([ast.Constant(n) for n in names], ast.Load()))
     return [test_fn, body_fn] + state_fns + call, set(names) | up
 
   def for_(self, node, after):
+    opts = _loop_options(node)
     targets = analysis.writes(node.target)
     modified = analysis.writes(node.body) | targets
     extra = getattr(node, "ag_extra_tests", [])
@@ -168,9 +170,44 @@ class _Converter:
       x_name = "None"
     state_fns, get, set_ = self._state_fns(names)
     call = templates.replace(
-        f"ag__.for_stmt(iter_, {x_name}, {b_name}, {get}, {set_}, symbols, {{}})",
-        iter_=node.iter, symbols=ast.Tuple([ast.Constant(n) for n in names], ast.Load()))
+        f"ag__.for_stmt(iter_, {x_name}, {b_name}, {get}, {set_}, symbols, opts)",
+        iter_=node.iter, opts=opts, symbols=ast.Tuple([ast.Constant(n) for n in names], ast.Load()))
     return out + state_fns + call, set(names) | up
+
+
+def _loop_options(node):
+  """Takes the loop's `tf.autograph.experimental.set_loop_options(...)` call out
+  of its body; its keywords become the loop's options, evaluated before the
+  loop (as TF does)."""
+  keys, values, body = [], [], []
+  for s in node.body:
+    call = s.value if isinstance(s, ast.Expr) else None
+    kwargs = _set_loop_options_kwargs(call) if isinstance(call, ast.Call) else None
+    if kwargs is not None:
+      for k, v in kwargs:
+        keys.append(ast.Constant(k))
+        values.append(v)
+    else:
+      body.append(s)
+  node.body = body or [ast.Pass()]
+  return ast.Dict(keys=keys, values=values)
+
+
+def _set_loop_options_kwargs(call):
+  """[(keyword, value node)] of a set_loop_options call (plain, or as call_trees
+  rewrote it: ag__.converted_call(f, args, {kwargs})), else None."""
+  func = call.func
+  if getattr(func, "attr", None) == "converted_call" and len(call.args) == 3:
+    func = call.args[0]
+    kw = call.args[2]
+    pairs = [(k.value, v) for k, v in zip(kw.keys, kw.values)] \
+        if isinstance(kw, ast.Dict) and all(isinstance(k, ast.Constant) for k in kw.keys) \
+        else None
+  else:
+    pairs = [(k.arg, k.value) for k in call.keywords] \
+        if all(k.arg for k in call.keywords) else None
+  name = getattr(func, "attr", None) or getattr(func, "id", None)
+  return pairs if name == "set_loop_options" else None
 
 
 def _fill_locations(node, origin):

@@ -16,6 +16,13 @@ def _has_nested_return(fn):
   return False
 
 
+def _returns(stmts):
+  """Whether a block returns on every path."""
+  return any(isinstance(s, ast.Return) or
+             (isinstance(s, ast.If) and _returns(s.body) and _returns(s.orelse))
+             for s in stmts)
+
+
 class _Returns:
   def __init__(self, flag, retval):
     self.flag = flag
@@ -34,8 +41,20 @@ class _Returns:
         out.extend(ast.copy_location(n, s) for n in new)
         return out
       had = analysis.contains(s, ast.Return, stop=_SCOPES)
-      out.append(self.stmt(s) if had else s)
       rest = stmts[i + 1:]
+      if had and isinstance(s, ast.If):
+        body_returns, else_returns = _returns(s.body), _returns(s.orelse)
+        if body_returns or else_returns:
+          # NOTE: as TF, the statements after an `if` with one branch that always
+          # returns move into the other branch, so a tensor `if` whose other branch
+          # falls off the end fails ("must also have a return statement").
+          if not body_returns:
+            s.body = s.body + rest
+          elif not else_returns:
+            s.orelse = s.orelse + rest
+          out.append(self.stmt(s))
+          return out
+      out.append(self.stmt(s) if had else s)
       if had and rest:
         guard = ast.If(test=self.not_flag(), body=self.block(rest), orelse=[])
         out.append(ast.copy_location(guard, rest[0]))

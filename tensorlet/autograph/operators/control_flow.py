@@ -16,6 +16,7 @@ from tensorlet.autograph.operators.special_values import (Undefined, UndefinedRe
                                                           is_undefined)
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
+from tensorlet.tensor_shape import TensorShape
 
 __all__ = ["if_stmt", "while_stmt", "for_stmt"]
 
@@ -52,10 +53,12 @@ def _tf_if(cond, body, orelse, get_state, set_state, names):
 
   def validate(a, b):
     for name, x, y in zip(names, a, b):
-      # NOTE: a return value set in one branch only is fine (the other branch
-      # then has not returned); control_flow_ops gives it a stand-in value.
-      ux = is_undefined(x) and not isinstance(x, UndefinedReturnValue)
-      uy = is_undefined(y) and not isinstance(y, UndefinedReturnValue)
+      rx, ry = isinstance(x, UndefinedReturnValue), isinstance(y, UndefinedReturnValue)
+      if rx != ry:
+        raise ValueError(f"the {'main' if rx else 'else'} branch must also have a return "
+                         f"statement.")
+      ux = is_undefined(x) and not rx
+      uy = is_undefined(y) and not ry
       if ux and not uy:
         raise ValueError(f"The following symbols must also be initialized in the if branch: "
                          f"('{name}',). Alternatively, you may initialize them before the if "
@@ -116,9 +119,68 @@ class _LoopDtypeError(InvalidArgumentError, TypeError):
   """A loop variable changed dtype (TF 2.0 raised InvalidArgumentError, later TypeError)."""
 
 
+def _fill_undefined(test, body, get_state, set_state, names, init):
+  """Values for the symbols the loop body defines first (TF 2.21 accepts them):
+  the body is traced once in a throwaway graph to learn their dtypes and shapes,
+  they enter the loop as zeros, and an assertion fails when the loop would run
+  zero times. Returns (state, {id(zeros): shape invariant})."""
+  undefined = [k for k, v in enumerate(init)
+               if is_undefined(v) and not isinstance(v, UndefinedReturnValue)]
+  if not undefined:
+    return init, {}
+  from tensorlet.graph.building import build_graph
+  from tensorlet.ops import array_ops
+  from tensorlet.ops.logging_ops import Assert
+  from tensorlet.ops.registry import execute
+  from tensorlet.tensor_spec import TensorSpec
+  idx = _loop_vars(names, init)
+  vals = [_to_loop_value(init[k]) for k in idx]
+  leaves = nest.flatten(vals)
+  if not all(_is_tensor(x) for x in leaves):
+    _check_defined(names, init)
+  specs = [TensorSpec(x.shape, x.dtype) for x in leaves]
+
+  def probe(*xs):
+    state = list(init)
+    for k, v in zip(idx, nest.pack_sequence_as(vals, list(xs))):
+      state[k] = v
+    set_state(tuple(state))
+    body()
+    new = get_state()
+    return [new[k] for k in undefined]
+  try:
+    g = build_graph(probe, specs, "loop_probe")
+  finally:
+    set_state(tuple(init))
+  state, invariants = list(init), {}
+  for k, v in zip(undefined, g.structured_outputs):
+    leaves = nest.flatten(v)
+    if not leaves or not all(_is_tensor(x) for x in leaves):
+      _check_defined(names, init)
+
+    def zeros(t):
+      z = array_ops.zeros([d if d is not None else 0 for d in t.shape.as_list()]
+                          if t.shape.rank is not None else [], t.dtype)
+      invariants[id(z)] = t.shape
+      return z
+    state[k] = nest.map_structure(zeros, v)
+  set_state(tuple(state))
+  first = test()
+  missing = ", ".join(names[k] for k in undefined)
+  execute(Assert, [first], {"message": f"assertion failed: [loop must iterate at least once "
+                                       f"to initialize {missing}]", "summarize": 3}, "Assert")
+  return state, invariants
+
+
 def _tf_while(test, body, get_state, set_state, names, opts, extra_cond=None):
+  from tensorlet.context import ctx
   from tensorlet.graph.control_flow import while_loop
   init = list(get_state())
+  if ctx.graph is None and any(is_undefined(v) for v in init):
+    while test():  # eagerly the loop runs as Python would
+      body()
+    return
+  init, placeholders = _fill_undefined(test, body, get_state, set_state, names, init)
   _check_defined(names, init)
   idx = _loop_vars(names, init)
   fixed = list(init)
@@ -157,12 +219,24 @@ def _tf_while(test, body, get_state, set_state, names, opts, extra_cond=None):
           raise _LoopDtypeError(None, None, f"Loop variable '{names[k]}' enters the loop with "
                                 f"type {b.dtype.name}, but has type {a.dtype.name} after one "
                                 f"iteration.")
+    for k, o, i, shapes in zip(idx, out, loop_init, inv or [None] * len(idx)):
+      shapes = nest.flatten(shapes) if shapes is not None else [None] * len(nest.flatten(i))
+      for a, b, s in zip(nest.flatten(o), nest.flatten(i), shapes):
+        if _is_tensor(a) and _is_tensor(b) and \
+            not a.shape.is_subtype_of(s if s is not None else b.shape):
+          raise ValueError(f"'{names[k]}' has shape {b.shape} before the loop, but shape "
+                           f"{a.shape} after one iteration. Use "
+                           f"tf.autograph.experimental.set_loop_options to set shape "
+                           f"invariants.")
     return out
   shape_invariants = opts.get("shape_invariants") if opts else None
   inv = None
-  if shape_invariants:
-    by_id = {id(t): s for t, s in shape_invariants}
-    inv = [nest.map_structure(lambda t: by_id.get(id(t), t.shape) if _is_tensor(t) else None,
+  if shape_invariants or placeholders:
+    by_id = {id(t): s for t, s in shape_invariants or ()}
+    by_id.update(placeholders)
+    # NOTE: Python numbers become scalar loop variables
+    inv = [nest.map_structure(lambda t: by_id.get(id(t), t.shape) if _is_tensor(t) else
+                              TensorShape([]),
                               init[k]) for k in idx]
   res = while_loop(cond_fn, body_fn, loop_init, shape_invariants=inv,
                    maximum_iterations=opts.get("maximum_iterations") if opts else None)
@@ -180,7 +254,16 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts=None):
   if not first:
     return
   body()
-  while test():
+  while True:
+    t = test()
+    if _is_tensor(t):
+      raise NotImplementedError(
+          "The condition of while loop started as non-Tensor, then changed to Tensor. This "
+          "may happen either because variables changed type, or when a break or return "
+          "statement inside the loop depends on a Tensor condition. In both cases, changing "
+          "to a TF loop should remove the error.")
+    if not t:
+      return
     body()
 
 
@@ -197,8 +280,14 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts=N
     return _tf_for_tensor(iter_, extra_test, body, get_state, set_state, symbol_names,
                           opts or {})
   for x in iter_:
-    if extra_test is not None and not extra_test():
-      break
+    if extra_test is not None:
+      go = extra_test()
+      if _is_tensor(go):
+        raise NotImplementedError(
+            "break and return statements which depend on a TF condition are not supported in "
+            "Python for loops. Did you intend to make it a TF loop?")
+      if not go:
+        break
     body(x)
 
 

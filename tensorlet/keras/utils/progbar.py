@@ -94,7 +94,6 @@ class Progbar:
       self._draw(current, now, finalize)
     elif self.verbose == 2 and finalize:
       self._summary_line(current, now)
-    self._last_update = now
 
   def add(self, n, values=None):
     self.update(self._seen + n, values)
@@ -137,6 +136,9 @@ class Progbar:
     self._width_drawn = len(line)
     stream.write(prefix + line + ("\n" if finalize else ""))
     stream.flush()
+    # NOTE: only a redraw starts the next interval (Keras 2): moving it on every
+    # step would keep a fast epoch at its first step until the end.
+    self._last_update = now
 
   def _summary_line(self, current, now):
     digits = len(str(self.target))
