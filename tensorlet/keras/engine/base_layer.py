@@ -171,14 +171,29 @@ def _to_tensor(x, dtype):
   return x
 
 
-def _flat_leaves(value, out):
-  """Leaves of lists/tuples/dicts in insertion order (dicts unsorted, unlike nest)."""
-  if isinstance(value, (list, tuple)):
-    for v in value:
-      _flat_leaves(v, out)
-  elif isinstance(value, dict):
-    for v in value.values():
-      _flat_leaves(v, out)
+def shape_tuple(value, arg):
+  """A shape argument (an int, or a list/tuple/TensorShape of ints and Nones) as a
+  tuple; TypeError naming the argument for anything else."""
+  if isinstance(value, TensorShape):
+    value = value.as_list() if value.rank is not None else value
+  if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+    return (int(value),)
+  if isinstance(value, (list, tuple)) and all(
+      v is None or (isinstance(v, (int, np.integer)) and not isinstance(v, bool))
+      for v in value):
+    return tuple(None if v is None else int(v) for v in value)
+  raise TypeError(f"`{arg}` must be a tuple of integers or None, got {value!r:.80}")
+
+
+def _flat_leaves(value, out, _path=()):
+  """Leaves of lists/tuples/dicts in insertion order (dicts unsorted, unlike nest).
+  A container that holds itself adds no leaves a second time (no endless walk)."""
+  if isinstance(value, (list, tuple, dict)):
+    if id(value) in _path:
+      return
+    path = _path + (id(value),)
+    for v in (value.values() if isinstance(value, dict) else value):
+      _flat_leaves(v, out, path)
   else:
     out.append(value)
 
@@ -248,9 +263,10 @@ class Layer(Module):
       if shape is None and kwargs.get("input_dim") is not None:
         shape = (kwargs["input_dim"],)
       if shape is not None:
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        shape = shape_tuple(shape, "input_shape")
         batch_shape = (kwargs.get("batch_size"),) + shape
-    self._batch_input_shape = tuple(batch_shape) if batch_shape is not None else None
+    self._batch_input_shape = shape_tuple(batch_shape, "batch_input_shape") \
+        if batch_shape is not None else None
 
   # ------------------------------------------------------------ attributes
   def __setattr__(self, name, value):

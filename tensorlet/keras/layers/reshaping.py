@@ -299,7 +299,7 @@ class Permute(Layer):
 
   def __init__(self, dims, **kwargs):
     super().__init__(**kwargs)
-    self.dims = tuple(dims)
+    self.dims = _util.int_tuple(dims, "Permute", "dims")
     if sorted(self.dims) != list(range(1, len(self.dims) + 1)):
       raise ValueError(f"Invalid permutation argument `dims` for Permute Layer. The set of "
                        f"indices in `dims` must be consecutive and start from 1. Received "

@@ -36,7 +36,7 @@ _RESIZE_METHODS = ("bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczo
 
 
 def _interpolation_method(interpolation):
-  method = interpolation.lower()
+  method = interpolation.lower() if isinstance(interpolation, str) else interpolation
   if method not in _RESIZE_METHODS:
     raise NotImplementedError(f"Value not recognized for `interpolation`: {interpolation}. "
                               f"Supported values are: {list(_RESIZE_METHODS)}")
@@ -311,6 +311,8 @@ class _RandomLayer(Layer):
 def _factor_range(factor):
   """(lower, upper) of a factor given as a number f (-f, f) or a pair."""
   if isinstance(factor, (tuple, list)):
+    if len(factor) != 2:
+      raise ValueError(f"`factor` must be a number or a pair (lower, upper), got {factor!r:.80}")
     return factor[0], factor[1]
   return -factor, factor
 
@@ -568,7 +570,7 @@ class RandomContrast(_RandomLayer):
     super().__init__(seed=seed, **kwargs)
     self.factor = factor
     if isinstance(factor, (tuple, list)):
-      self.lower, self.upper = factor[0], factor[1]
+      self.lower, self.upper = _factor_range(factor)
     else:
       self.lower = self.upper = factor
     if self.lower < 0.0 or self.upper < 0.0 or self.lower > 1.0:
