@@ -50,6 +50,9 @@ INTERNAL_WORDS = re.compile(
     r"int\(\) argument must be|object is not iterable|unsupported operand type|"
     r"object is not subscriptable|has no len\(\)|object cannot be interpreted as an integer|"
     r"only integer scalar arrays|'NoneType' object|operands could not be broadcast together")
+# Errors of other types that TensorFlow itself raises with these words (checked
+# against TF 2.21): matching TF is right, so they count as typed.
+AS_TF = {"AttributeError": re.compile(r"^(image )?dtype must be either floating point or integer$")}
 PER_CALL_S = 10.0
 
 
@@ -252,6 +255,8 @@ def _on_alarm(signum, frame):
 
 def _classify(tf, e):
   name = type(e).__name__
+  if name in AS_TF and AS_TF[name].search(str(e)):
+    return "typed", name
   if isinstance(e, tf.errors.OpError) or isinstance(
       e, (TypeError, ValueError, NotImplementedError, StopIteration)):
     if INTERNAL_WORDS.search(str(e)):

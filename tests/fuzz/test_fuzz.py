@@ -8,6 +8,8 @@ tensorlet's own words (the full run is at 0.08 %)."""
 import os
 import random
 
+import pytest
+
 import tensorlet as tf
 import fuzz_api
 
@@ -38,3 +40,7 @@ def test_the_classifier_tells_leaked_from_typed_errors():
   assert fuzz_api._classify(tf, TypeError("'int' object is not iterable"))[0] == "leaked"
   assert fuzz_api._classify(tf, IndexError("tuple index out of range"))[0] == "leaked"
   assert fuzz_api._classify(tf, AttributeError("x"))[0] == "leaked"
+  # what TF itself raises for a string image is TF's behaviour
+  with pytest.raises(AttributeError) as e:
+    tf.image.convert_image_dtype(tf.constant(["a"]), tf.float32)
+  assert fuzz_api._classify(tf, e.value)[0] == "typed"

@@ -185,6 +185,27 @@ def shape_tuple(value, arg):
   raise TypeError(f"`{arg}` must be a tuple of integers or None, got {value!r:.80}")
 
 
+def _is_tensor_like(v):
+  from tensorlet.composite_tensor import CompositeTensor
+  return isinstance(v, (Tensor, Variable, CompositeTensor, np.ndarray))
+
+
+def _tensor_inputs(x):
+  """Whether a layer's inputs are a tensor or a flat list/tuple/dict of two or more
+  tensors (a merge layer's), the forms whose errors a layer's own code reports."""
+  if _is_tensor_like(x):
+    return True
+  values = x.values() if isinstance(x, dict) else x if isinstance(x, (list, tuple)) else None
+  return values is not None and len(values) > 1 and all(_is_tensor_like(v) for v in values)
+
+
+def _describe_inputs(x):
+  if isinstance(x, (list, tuple, dict)):
+    kinds = sorted({type(v).__name__ for v in (x.values() if isinstance(x, dict) else x)})
+    return f"a {type(x).__name__} of {len(x)} ({', '.join(kinds) or 'empty'})"
+  return f"a {type(x).__name__}"
+
+
 def _flat_leaves(value, out, _path=()):
   """Leaves of lists/tuples/dicts in insertion order (dicts unsorted, unlike nest).
   A container that holds itself adds no leaves a second time (no endless walk)."""
@@ -675,6 +696,12 @@ class Layer(Module):
         outputs = self.call(*args, **kwargs)
       else:
         outputs = self._tl_call_slow(args, kwargs)
+    except (AttributeError, IndexError) as e:
+      if _tensor_inputs(args[0]):
+        raise
+      raise TypeError(f"Layer {self.name!r} ({type(self).__name__}) cannot be called on "
+                      f"{_describe_inputs(args[0])}: it takes a tensor (or a list of tensors "
+                      f"for a layer of several inputs)") from e
     finally:
       st.depth -= 1
       st.training = outer

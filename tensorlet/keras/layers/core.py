@@ -3,7 +3,7 @@ import math
 
 from tensorlet import dtypes as _dt
 from tensorlet.keras import activations, constraints, initializers, regularizers
-from tensorlet.keras.engine.base_layer import InputSpec, Layer
+from tensorlet.keras.engine.base_layer import InputSpec, Layer, shape_tuple
 from tensorlet.keras.layers._util import int_tuple, smart_cond
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import linalg_ops as _la
@@ -268,8 +268,7 @@ class Embedding(Layer):
                **kwargs):
     self.sparse = bool(sparse)  # SparseTensor outputs (not in the config, as Keras 2)
     if input_length is not None and "input_shape" not in kwargs:
-      kwargs["input_shape"] = (input_length,) if isinstance(input_length, int) \
-          else tuple(input_length)
+      kwargs["input_shape"] = shape_tuple(input_length, "input_length")
     kwargs["autocast"] = False
     super().__init__(activity_regularizer=activity_regularizer, **kwargs)
     if input_dim <= 0 or output_dim <= 0:

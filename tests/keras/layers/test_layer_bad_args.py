@@ -61,3 +61,37 @@ def test_good_shape_arguments_still_work():
   assert L.Permute([2, 1]).dims == (2, 1)
   assert L.InputLayer(input_shape=(None, 3)).output.shape.as_list() == [None, None, 3]
   assert L.Dense(2.0).units == 2
+
+
+@pytest.mark.parametrize("make, arg", [
+    (lambda: L.IntegerLookup(oov_token=[1]), "oov_token"),
+    (lambda: L.IntegerLookup(mask_token=1 + 2j), "mask_token"),
+    (lambda: L.UpSampling1D(None), "size"),
+    (lambda: L.Embedding(2, 2, input_length=1.5), "input_length"),
+    (lambda: L.StringLookup(vocabulary=2 ** 70), "vocabulary"),
+    (lambda: L.StringLookup(vocabulary=[2 ** 40]), "vocabulary"),   # not bytes(2 ** 40)
+    (lambda: L.IntegerLookup(vocabulary=[2 ** 70]), "vocabulary"),
+])
+def test_lookup_and_size_arguments(make, arg):
+  with pytest.raises(TypeError, match=arg):
+    make()
+
+
+def test_huge_ngrams():
+  with pytest.raises(ValueError, match="ngrams"):
+    L.TextVectorization(ngrams=2 ** 70)
+
+
+@pytest.mark.parametrize("layer, inputs", [
+    (lambda: L.Embedding(2, 2), "abc"), (lambda: L.Reshape((3,)), None),
+    (lambda: L.LayerNormalization(), [[0.0]]), (lambda: L.Add(), [[1.0, 2.0], [3.0]]),
+    (lambda: L.Embedding(2, 2), [2 ** 40]), (lambda: L.Masking(), []),
+])
+def test_calls_on_inputs_that_are_not_tensors(layer, inputs):
+  with pytest.raises(TypeError):
+    layer()(inputs)
+
+
+def test_image_layers_need_an_image_rank():
+  with pytest.raises(ValueError, match="rank 3"):
+    L.CenterCrop(2, 2)(1.5)

@@ -67,6 +67,9 @@ def convert_inputs(inputs, dtype=None):
 
 def _hw(x):
   """(height, width) as Python ints where static, else int32 scalar tensors."""
+  if x.shape.rank is not None and x.shape.rank < 3:
+    raise ValueError(f"An image layer takes inputs of rank 3 (height, width, channels) or 4 "
+                     f"(a batch), got shape {x.shape}")
   d = x.shape.as_list()
   h, w = d[H_AXIS], d[W_AXIS]
   if h is None or w is None:
