@@ -242,6 +242,10 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     dtype = on.dtype if on is not None else (off.dtype if off is not None else _dt.float32)
   on = ones([], dtype) if on is None else on
   off = zeros([], dtype) if off is None else off
+  for v, what in ((on, "on_value"), (off, "off_value")):
+    if v.shape.rank is not None and v.shape.rank != 0:
+      raise InvalidArgumentError(None, None, f"{what} must be a scalar, but got shape "
+                                 f"{v.shape} [Op:OneHot]")
   d = as_int(constant_value(convert_to_tensor(depth)), "OneHot", "depth")
   if d < 0:
     raise InvalidArgumentError(None, None, f"depth must be non-negative, got: {d} [Op:OneHot]")
