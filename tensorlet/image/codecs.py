@@ -96,7 +96,7 @@ def adjust_jpeg_quality(image, jpeg_quality, dct_method="", name=None):
   """The image after a JPEG encode/decode at `jpeg_quality` (0-100), in its own dtype."""
   x = convert_to_tensor(image)
   orig = x.dtype
-  q = int(np.asarray(constant_value(convert_to_tensor(jpeg_quality))))
+  q = as_int(constant_value(convert_to_tensor(jpeg_quality)), "AdjustJpegQuality", "jpeg_quality")
   u8 = convert_image_dtype(x, _dt.uint8, saturate=True)
   out = decode_jpeg(encode_jpeg(u8, quality=q), channels=u8.shape[-1] or 0)
   return convert_image_dtype(out, orig, saturate=True)

@@ -54,6 +54,9 @@ def _shape_arg(shape, op_name):
       raise ValueError(f"{op_name}: Can't convert Python sequence with out-of-range integer "
                        f"to Tensor: {shape!r}")
     raise TypeError(f"{op_name}: shape must contain integers, got {shape!r}")
+  if arr.ndim > 1:
+    raise InvalidArgumentError(None, None, f"{op_name}: shape must be a 1-D list of sizes, got "
+                               f"{shape!r:.80} [Op:{op_name}]")
   if not arr.size:
     return convert_to_tensor(np.zeros([0], np.int32))
   dims = arr.reshape(-1).tolist()

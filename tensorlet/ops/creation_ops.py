@@ -107,7 +107,11 @@ def ones_like(input, dtype=None, name=None, layout=None):  # noqa: A002
 def _range_shape(inputs, attrs):
   vals = [constant_value(t) for t in inputs]
   if all(v is not None for v in vals):
-    return [(TensorShape([len(np.arange(*[v.item() for v in vals]))]), inputs[0].dtype)]
+    start, limit, delta = [v.item() for v in vals]
+    if delta == 0:
+      return [(TensorShape([None]), inputs[0].dtype)]    # the kernel reports it
+    # NOTE: counted, not built: np.arange of a huge limit would allocate it
+    return [(TensorShape([max(0, int(np.ceil((limit - start) / delta)))]), inputs[0].dtype)]
   return [(TensorShape([None]), inputs[0].dtype)]
 
 

@@ -186,7 +186,8 @@ def _ragged_concat(values, axis, name=None):
   rr = max(v.ragged_rank for v in values if isinstance(v, RaggedTensor))
   rts = [_as_ragged(v, rr) for v in values]
   rank = rts[0].shape.rank
-  axis = int(axis) + rank if int(axis) < 0 else int(axis)
+  axis = as_int(axis, "tf.concat", "axis")
+  axis = axis + rank if axis < 0 else axis
   if axis == 0:
     return _concat0(rts)
   if axis == 1:
@@ -224,7 +225,8 @@ def stack(values, axis=0, name=None):
   rr = max([v.ragged_rank for v in values if isinstance(v, RaggedTensor)] or [1])
   rts = [_as_ragged(v, rr) for v in values]
   rank = rts[0].shape.rank
-  axis = int(axis) + rank + 1 if int(axis) < 0 else int(axis)
+  axis = as_int(axis, "tf.ragged.stack", "axis")
+  axis = axis + rank + 1 if axis < 0 else axis
   k = len(rts)
   rows = _concat0(rts)
   if axis == 0:
@@ -315,6 +317,8 @@ def _ragged_where(condition, x=None, y=None, name=None):
 
 def map_flat_values(op, *args, **kwargs):
   """Applies `op` to the flat values of the ragged arguments (sharing row splits)."""
+  if not callable(op):
+    raise TypeError(f"tf.ragged.map_flat_values: `op` must be callable, got {op!r:.80}")
   rts = [a for a in list(args) + list(kwargs.values()) if isinstance(a, RaggedTensor)]
   if not rts:
     return op(*args, **kwargs)

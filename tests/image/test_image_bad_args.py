@@ -27,3 +27,8 @@ def test_random_crop_size_must_be_a_list():
   with pytest.raises(ValueError, match="size"):
     tf.image.stateless_random_crop(x, -1, seed=[1, 2])
   assert tf.image.stateless_random_crop(x, [1, 2], seed=[1, 2]).shape == [1, 2]
+
+
+def test_adjust_jpeg_quality_needs_an_integer():
+  with pytest.raises(TypeError, match="jpeg_quality"):
+    tf.image.adjust_jpeg_quality(tf.zeros([2, 2, 3]), 1 + 2j)

@@ -20,3 +20,10 @@ def test_constant_arguments():
 
 def test_stack_of_one_value_as_tf():
   assert tf.ragged.stack(tf.constant([1, 2])).to_list() == [[1, 2]]
+
+
+def test_stack_axis_and_map_flat_values_op():
+  with pytest.raises(TypeError, match="axis"):
+    tf.ragged.stack([tf.ragged.constant([[1]])], axis=None)
+  with pytest.raises(TypeError, match="callable"):
+    tf.ragged.map_flat_values(None, tf.ragged.constant([[1]]))
