@@ -7,7 +7,7 @@ import builtins
 import numpy as np
 
 from tensorlet import dtypes as _dt
-from tensorlet.errors import InvalidArgumentError
+from tensorlet.errors import InvalidArgumentError, out_of_memory
 from tensorlet.ops import composite_dispatch as dispatch
 from tensorlet.ops._common import (ALL, NUMERIC, as_int, as_sequence, as_str, norm_axis,
                                    same_shape, single_axis)
@@ -826,8 +826,12 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002
     idx = execute(RepeatIndices, [constant(reps.reshape(-1).astype(np.int64)), shape(x)[ax]],
                   {}, name)
   else:
-    idx = convert_to_tensor(
-        np.repeat(np.arange(n), np.broadcast_to(reps.reshape(-1), [n])).astype(np.int32))
+    counts = np.broadcast_to(reps.reshape(-1), [n])
+    try:
+      idx = convert_to_tensor(np.repeat(np.arange(n), counts).astype(np.int32))
+    except MemoryError:
+      raise out_of_memory("Repeat", f"{int(counts.sum(dtype=object))} repeated indices") \
+          from None
   return gather(x, idx, axis=ax)
 
 

@@ -1,7 +1,11 @@
 """A fuzzer of tensorlet's public API: every public function of the main
-namespaces is called with one argument at a time replaced by a bad value
-(wrong types, shapes and sizes, NaN, None, self-referencing lists, huge ints),
-eagerly and inside a tf.function, in worker subprocesses.
+namespaces (tf, math, nn, random, linalg, strings, nest, debugging, image,
+signal, io, sparse, ragged, sets) is called with one argument at a time replaced
+by a bad value (wrong types, shapes and sizes, NaN, None, self-referencing lists,
+huge ints), eagerly and inside a tf.function, in worker subprocesses that run in
+a temporary directory (tf.io writes land there). Each Keras layer is constructed
+with each argument bad in turn, and a layer built on a good input is called
+with each bad value, eagerly and traced.
 
 Each call ends one of five ways:
   ok        it returned;
@@ -10,11 +14,13 @@ Each call ends one of five ways:
             OverflowError, ZeroDivisionError, MemoryError, KeyError ...), or a
             TypeError/ValueError worded by Python or NumPy internals;
   hang      it ran past the per-call time limit;
-  crash     the worker process died.
+  crash     the worker process died;
+  no_setup  (Keras calls) no good construction of the layer was found: not counted.
 
-    python tests/fuzz/fuzz_api.py                  # every call (~30,000), a few minutes
+    python tests/fuzz/fuzz_api.py                  # every call (~66,000), a few minutes
     python tests/fuzz/fuzz_api.py --sample 2000    # a seeded sample
     python tests/fuzz/fuzz_api.py --show leaked    # list them
+    python tests/fuzz/fuzz_api.py --only image.,keras.layers.Conv   # some names
 
 tests/fuzz/test_fuzz.py runs a short seeded sample in the default suite.
 """
@@ -79,6 +85,10 @@ def public_callables(tf):
 
 # Keras internals that are not layers a user constructs.
 KERAS_SKIP = {"InputSpec", "InstanceMethod", "InstanceProperty", "SlicingOpLambda", "TFOpLambda"}
+
+
+# Optional arguments a layer needs before it can be called at all.
+KERAS_CALL_KWARGS = {"CategoryEncoding": {"num_tokens": 4}, "InputLayer": {"input_shape": (3,)}}
 
 
 def keras_layers(tf):
@@ -277,7 +287,8 @@ def _layer_call(tf, cls, bad, mode):
   or None where no good construction was found."""
   params = _params(cls)
   try:
-    layer = cls(*[_keras_good(tf, p.name) for p in params if p.default is p.empty])
+    layer = cls(*[_keras_good(tf, p.name) for p in params if p.default is p.empty],
+                **KERAS_CALL_KWARGS.get(cls.__name__, {}))
   except Exception:  # noqa: BLE001 - a layer with no good guess is left out
     return None
   for x in _keras_inputs(tf):

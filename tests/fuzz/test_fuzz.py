@@ -2,9 +2,10 @@
 
 Bad values go to every public function of the main namespaces (tf.image,
 tf.signal, tf.io, tf.sparse, tf.ragged, tf.sets too) and to the Keras layers'
-constructors and calls, eagerly and in a tf.function, in a worker subprocess: no call may crash the interpreter or
-hang, and fewer than 1 % may raise anything but TF's exception types in
-tensorlet's own words (the full run is at 0.08 %)."""
+constructors and calls, eagerly and in a tf.function, in a worker
+subprocess: no call may crash the interpreter or hang, and fewer than 0.5 % may
+raise anything but TF's exception types in tensorlet's own words (the full
+run: 66,000 calls, 0.00 %)."""
 import os
 import random
 
@@ -29,7 +30,7 @@ def test_bad_input_never_crashes_hangs_or_leaks_internal_errors():
   assert total + len(results.get("no_setup", [])) == len(sample), counts
   assert not results.get("crash"), results["crash"]
   assert not results.get("hang"), results["hang"]
-  assert leaked_pct < 1.0, "\n".join(f"{n}: {d}" for n, d in results["leaked"])
+  assert leaked_pct < 0.5, "\n".join(f"{n}: {d}" for n, d in results["leaked"])
   assert counts.get("typed", 0) > total // 2    # the bad values really were bad
 
 

@@ -51,3 +51,9 @@ def test_traced_range_shape_is_counted():
   def f():
     return tf.range(0, 10, 3), tf.range(5, 0, -2), tf.range(0.0, 1.0, 0.3), tf.range(1.5, 0.2, -0.4)
   assert [t.shape.as_list() for t in f.get_concrete_function().outputs] == [[4], [3], [4], [4]]
+
+
+def test_repeat_beyond_memory_is_a_resource_error():
+  with pytest.raises(tf.errors.ResourceExhaustedError, match="Repeat"):
+    tf.repeat(tf.ones([2, 3]), [2 ** 40])
+  assert tf.repeat(tf.constant([1, 2]), [2, 1]).numpy().tolist() == [1, 1, 2]
