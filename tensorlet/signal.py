@@ -333,6 +333,8 @@ def mdct(signals, frame_length, window_fn=vorbis_window, pad_end=False, norm=Non
 def inverse_mdct(mdcts, window_fn=vorbis_window, norm=None, name=None):
   """Inverse of mdct (with a power-complementary window: perfect reconstruction)."""
   x = _tensor(mdcts)
+  if x.shape.rank is not None and x.shape.rank < 2:
+    raise ValueError(f"inverse_mdct: `mdcts` must have rank at least 2, got shape {x.shape}")
   half = x.shape[-1] if x.shape.rank else None
   if half is None:
     raise ValueError("inverse_mdct needs a known number of coefficients")

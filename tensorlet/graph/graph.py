@@ -12,7 +12,7 @@ import sys
 import numpy as np
 
 from tensorlet import dtypes as _dt
-from tensorlet.errors import out_of_scope_error
+from tensorlet.errors import invalid_argument, out_of_memory, out_of_scope_error
 from tensorlet.ops import registry as _registry
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.tensor import EagerTensor, Tensor
@@ -291,6 +291,12 @@ class Graph:
     except ValueError as e:
       raise ValueError(f"{e} for '{{{{node {od.name}}}}}' with input shapes: " +
                        ", ".join(_dims(t.shape) for t in inputs) + ".") from None
+    except MemoryError as e:
+      # NOTE: a shape rule evaluating constant inputs may meet absurd sizes
+      raise out_of_memory(od.name, f"the shape of {od.name}'s output ({e})") from None
+    except OverflowError as e:
+      raise invalid_argument(od.name, f"{od.name}: a constant input is out of range ({e})") \
+          from None
 
   def _capture(self, t):
     if isinstance(t, SymbolicTensor) and t.op.graph is self:
@@ -493,7 +499,10 @@ def _propagate_constant(op):
     out._const = np.asarray(op.attrs["value"])
     return
   if od.static_value is not None:
-    out._const = od.static_value(op)
+    try:
+      out._const = od.static_value(op)
+    except (OverflowError, MemoryError):
+      pass    # not foldable (a shape beyond int32, say): the kernel reports it when run
     return
   if od.reads_state or not op.inputs:
     return

@@ -5,6 +5,7 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.image.color import convert_image_dtype
+from tensorlet.ops._common import as_int
 from tensorlet.ops.image_codec_ops import DecodeImage, EncodeJpeg, EncodePng, pil, sniff
 from tensorlet.ops.registry import constant_value, execute
 from tensorlet.tensor import convert_to_tensor
@@ -69,7 +70,8 @@ def encode_png(image, compression=-1, name=None):
   """[height, width, channels] uint8/uint16 -> PNG bytes (a scalar string)."""
   pil("tf.image.encode_png")
   x = convert_to_tensor(image)
-  return execute(EncodePng, [x], {"compression": int(compression)})
+  return execute(EncodePng, [x], {"compression": -1 if compression is None else as_int(
+      compression, "EncodePng", "compression")})
 
 
 def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=False,  # noqa: A002
@@ -78,7 +80,7 @@ def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=F
   """[height, width, 1 or 3] uint8 -> JPEG bytes (a scalar string)."""
   pil("tf.image.encode_jpeg")
   x = convert_to_tensor(image)
-  return execute(EncodeJpeg, [x], {"quality": int(quality), "format": format,
+  return execute(EncodeJpeg, [x], {"quality": as_int(quality, "EncodeJpeg", "quality"), "format": format,
                                    "progressive": bool(progressive),
                                    "optimize_size": bool(optimize_size),
                                    "chroma_downsampling": bool(chroma_downsampling)})
@@ -94,7 +96,7 @@ def adjust_jpeg_quality(image, jpeg_quality, dct_method="", name=None):
   """The image after a JPEG encode/decode at `jpeg_quality` (0-100), in its own dtype."""
   x = convert_to_tensor(image)
   orig = x.dtype
-  q = int(np.asarray(constant_value(convert_to_tensor(jpeg_quality))))
+  q = as_int(constant_value(convert_to_tensor(jpeg_quality)), "AdjustJpegQuality", "jpeg_quality")
   u8 = convert_image_dtype(x, _dt.uint8, saturate=True)
   out = decode_jpeg(encode_jpeg(u8, quality=q), channels=u8.shape[-1] or 0)
   return convert_image_dtype(out, orig, saturate=True)
@@ -125,6 +127,9 @@ def stateless_random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, see
 def extract_jpeg_shape(contents, output_type=_dt.int32, name=None):
   """[height, width, channels] of a JPEG image, read from its header."""
   c = convert_to_tensor(contents)
+  if c.dtype is not _dt.string or c.shape.rank != 0:
+    raise InvalidArgumentError(None, None, f"extract_jpeg_shape: `contents` must be a scalar "
+                               f"string, got {c.dtype.name} of shape {c.shape}")
   data = constant_value(c)
   if data is None:
     raise ValueError("extract_jpeg_shape needs the JPEG bytes when called (eager)")

@@ -271,6 +271,8 @@ def central_crop(image, central_fraction):
 def _crop_at(x, size, offset_fn):
   x = convert_to_tensor(x)
   sz = convert_to_tensor(size, _dt.int32) if not isinstance(size, Tensor) else size
+  if sz.shape.rank is not None and sz.shape.rank != 1:
+    raise ValueError(f"random_crop: `size` must be a 1-D list of sizes, got shape {sz.shape}")
   if x.shape.rank is not None and sz.shape.rank == 1 and sz.shape[0] is not None \
       and sz.shape[0] != x.shape.rank:
     raise ValueError(f"size must have {x.shape.rank} elements, got {sz.shape[0]}")

@@ -15,6 +15,7 @@ from tensorlet.io.parsing import (FixedLenFeature, FixedLenSequenceFeature,  # n
 from tensorlet.io.tfrecord import (TFRecordCompressionType, TFRecordOptions,  # noqa: F401
                                    TFRecordWriter)
 from tensorlet.ops import io_ops, parsing_ops
+from tensorlet.ops._common import as_int, as_sequence
 from tensorlet.tensor import Tensor, convert_to_tensor
 
 __all__ = ["read_file", "write_file", "matching_files", "decode_raw", "decode_csv",
@@ -76,7 +77,7 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
   (a default of one value fills empty fields; an empty one makes the column
   required)."""
   defaults = []
-  for d in record_defaults:
+  for d in as_sequence(record_defaults, "DecodeCSV", "record_defaults"):
     t = d if isinstance(d, Tensor) else convert_to_tensor(d)
     if t.dtype not in _CSV_TYPES:
       from tensorlet.errors import InvalidArgumentError
@@ -85,7 +86,8 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
                                  f"int64, string [Op:DecodeCSV]")
     defaults.append(t)
   if select_cols is not None:
-    select_cols = [int(c) for c in select_cols]
+    select_cols = [as_int(c, "DecodeCSV", "select_cols")
+                   for c in as_sequence(select_cols, "DecodeCSV", "select_cols")]
     if len(select_cols) != len(defaults):
       raise ValueError("Length of select_cols and record_defaults do not match.")
     if any(b <= a for a, b in zip(select_cols, select_cols[1:])) or \

@@ -161,7 +161,14 @@ def _ragged_keys(features):
   return out
 
 
+def _check_features(features, arg):
+  if features is not None and not isinstance(features, dict):
+    raise TypeError(f"tf.io parsing: `{arg}` must be a dict of feature configurations "
+                    f"(FixedLenFeature, VarLenFeature ...), got {features!r:.80}")
+
+
 def _split(features, batched):
+  _check_features(features, "features")
   if not features:
     raise ValueError("Invalid argument: features cannot be empty.")
   sparse_keys, sparse_types = [], []
@@ -284,6 +291,8 @@ def parse_single_example(serialized, features, example_names=None, name=None):
 
 
 def _seq_split(context_features, sequence_features):
+  _check_features(context_features, "context_features")
+  _check_features(sequence_features, "sequence_features")
   ctx_sparse, ctx_dense = [], []
   for key in sorted(context_features or {}):
     f = context_features[key]

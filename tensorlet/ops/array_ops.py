@@ -7,7 +7,7 @@ import builtins
 import numpy as np
 
 from tensorlet import dtypes as _dt
-from tensorlet.errors import InvalidArgumentError
+from tensorlet.errors import InvalidArgumentError, out_of_memory
 from tensorlet.ops import dispatch
 from tensorlet.ops._common import name_scoped
 from tensorlet.ops._common import (ALL, NUMERIC, as_int, as_sequence, as_str, norm_axis,
@@ -55,6 +55,9 @@ def _shape_arg(shape, op_name):
       raise ValueError(f"{op_name}: Can't convert Python sequence with out-of-range integer "
                        f"to Tensor: {shape!r}")
     raise TypeError(f"{op_name}: shape must contain integers, got {shape!r}")
+  if arr.ndim > 1:
+    raise InvalidArgumentError(None, None, f"{op_name}: shape must be a 1-D list of sizes, got "
+                               f"{shape!r:.80} [Op:{op_name}]")
   if not arr.size:
     return convert_to_tensor(np.zeros([0], np.int32))
   dims = arr.reshape(-1).tolist()
@@ -828,8 +831,12 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002
     idx = execute(RepeatIndices, [constant(reps.reshape(-1).astype(np.int64)), shape(x)[ax]],
                   {}, name)
   else:
-    idx = convert_to_tensor(
-        np.repeat(np.arange(n), np.broadcast_to(reps.reshape(-1), [n])).astype(np.int32))
+    counts = np.broadcast_to(reps.reshape(-1), [n])
+    try:
+      idx = convert_to_tensor(np.repeat(np.arange(n), counts).astype(np.int32))
+    except MemoryError:
+      raise out_of_memory("Repeat", f"{int(counts.sum(dtype=object))} repeated indices") \
+          from None
   return gather(x, idx, axis=ax)
 
 

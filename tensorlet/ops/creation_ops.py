@@ -108,7 +108,11 @@ def ones_like(input, dtype=None, name=None, layout=None):  # noqa: A002
 def _range_shape(inputs, attrs):
   vals = [constant_value(t) for t in inputs]
   if all(v is not None for v in vals):
-    return [(TensorShape([len(np.arange(*[v.item() for v in vals]))]), inputs[0].dtype)]
+    start, limit, delta = [v.item() for v in vals]
+    if delta == 0:
+      return [(TensorShape([None]), inputs[0].dtype)]    # the kernel reports it
+    # NOTE: counted, not built: np.arange of a huge limit would allocate it
+    return [(TensorShape([max(0, int(np.ceil((limit - start) / delta)))]), inputs[0].dtype)]
   return [(TensorShape([None]), inputs[0].dtype)]
 
 
@@ -245,6 +249,10 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     dtype = on.dtype if on is not None else (off.dtype if off is not None else _dt.float32)
   on = ones([], dtype) if on is None else on
   off = zeros([], dtype) if off is None else off
+  for v, what in ((on, "on_value"), (off, "off_value")):
+    if v.shape.rank is not None and v.shape.rank != 0:
+      raise InvalidArgumentError(None, None, f"{what} must be a scalar, but got shape "
+                                 f"{v.shape} [Op:OneHot]")
   d = as_int(constant_value(convert_to_tensor(depth)), "OneHot", "depth")
   if d < 0:
     raise InvalidArgumentError(None, None, f"depth must be non-negative, got: {d} [Op:OneHot]")

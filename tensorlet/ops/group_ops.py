@@ -36,6 +36,8 @@ def group(*inputs, name=None):
 @name_scoped
 def tuple(tensors, control_inputs=None, name=None):  # noqa: A001 - TF's name
   """`tensors`, each available only after all of them (and `control_inputs`) ran."""
+  from tensorlet.ops._common import as_sequence
+  tensors = as_sequence(tensors, "tf.tuple", "tensors")
   if ctx.graph is None:
     return list(tensors)
   from tensorlet.ops.array_ops import identity  # late-bound: a sibling op module

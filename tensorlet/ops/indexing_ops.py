@@ -224,8 +224,16 @@ def _check_updates(indices, updates, shape, op_name):
 def scatter_nd(indices, updates, shape, name=None):
   """Zeros of `shape` with `updates` added at the index tuples `indices`."""
   _check_index_dtype(convert_to_tensor(indices), "ScatterNd")
-  return execute(ScatterNd, [convert_to_tensor(indices), convert_to_tensor(updates),
-                             _shape_arg(shape, "ScatterNd")], {}, name)
+  s = _shape_arg(shape, "ScatterNd")
+  _vector(s, "ScatterNd", "shape")
+  return execute(ScatterNd, [convert_to_tensor(indices), convert_to_tensor(updates), s], {},
+                 name)
+
+
+def _vector(t, op_name, arg):
+  if t.shape.rank is not None and t.shape.rank != 1:
+    raise InvalidArgumentError(None, None, f"{op_name}: `{arg}` must be a 1-D tensor, got shape "
+                               f"{t.shape} [Op:{op_name}]")
 
 
 def _tsu_kernel(mode):
@@ -651,7 +659,9 @@ def UnravelIndex(indices, dims):
 
 def unravel_index(indices, dims, name=None):
   """Coordinates (one row per dimension) of flat `indices` into an array of shape `dims`."""
-  return execute(UnravelIndex, convert_inputs(UnravelIndex, (indices, dims)), {}, name)
+  ins = convert_inputs(UnravelIndex, (indices, dims))
+  _vector(ins[1], "UnravelIndex", "dims")
+  return execute(UnravelIndex, ins, {}, name)
 
 
 def _tsmm_kernel(ufunc, name):

@@ -8,6 +8,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.ops import array_ops as A
 from tensorlet.ops import dispatch
 from tensorlet.ops import math_ops as M
+from tensorlet.ops._common import as_int, as_sequence
 from tensorlet.ops.registry import constant_value
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ragged.ragged_getitem import gather_rows, range_indices
@@ -20,10 +21,13 @@ __all__ = ["constant", "range", "boolean_mask", "stack", "map_flat_values",
 
 
 # ---------------------------------------------------------------- constant
-def _scalar_depths(x, depth, out):
+def _scalar_depths(x, depth, out, _path=()):
   if isinstance(x, (list, tuple)):
+    if id(x) in _path:
+      raise ValueError("tf.ragged.constant: `pylist` contains itself (a cyclic list)")
+    _path = _path + (id(x),)
     for e in x:
-      _scalar_depths(e, depth + 1, out)
+      _scalar_depths(e, depth + 1, out, _path)
     if not x:
       out["empty"] = max(out.get("empty", 0), depth + 1)
   else:
@@ -41,7 +45,12 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None,
     raise ValueError("all scalar values must have the same nesting depth")
   scalars = bool(depths)
   k = depths.pop() if depths else info.get("empty", 1)
-  inner = () if inner_shape is None else tuple(inner_shape)
+  inner = () if inner_shape is None else tuple(
+      as_int(d, "tf.ragged.constant", "inner_shape")
+      for d in as_sequence(inner_shape.as_list() if hasattr(inner_shape, "as_list")
+                           else inner_shape, "tf.ragged.constant", "inner_shape"))
+  if ragged_rank is not None:
+    ragged_rank = as_int(ragged_rank, "tf.ragged.constant", "ragged_rank")
   if not scalars and ragged_rank is not None:  # only empty lists: as deep as asked
     k = max(k, ragged_rank + 1 + len(inner))
   if ragged_rank is None:
@@ -177,7 +186,8 @@ def _ragged_concat(values, axis, name=None):
   rr = max(v.ragged_rank for v in values if isinstance(v, RaggedTensor))
   rts = [_as_ragged(v, rr) for v in values]
   rank = rts[0].shape.rank
-  axis = int(axis) + rank if int(axis) < 0 else int(axis)
+  axis = as_int(axis, "tf.concat", "axis")
+  axis = axis + rank if axis < 0 else axis
   if axis == 0:
     return _concat0(rts)
   if axis == 1:
@@ -202,7 +212,8 @@ def _rowwise(rts, op, what):
 
 def stack(values, axis=0, name=None):
   """Stacks tensors or ragged tensors (which may differ in their ragged dims)."""
-  values = list(values)
+  # NOTE: as TF, a single value is a list of one
+  values = list(values) if isinstance(values, (list, tuple)) else [values]
   if not values:
     raise ValueError("tf.ragged.stack expects at least one value")
   if not any(isinstance(v, RaggedTensor) for v in values):
@@ -214,7 +225,8 @@ def stack(values, axis=0, name=None):
   rr = max([v.ragged_rank for v in values if isinstance(v, RaggedTensor)] or [1])
   rts = [_as_ragged(v, rr) for v in values]
   rank = rts[0].shape.rank
-  axis = int(axis) + rank + 1 if int(axis) < 0 else int(axis)
+  axis = as_int(axis, "tf.ragged.stack", "axis")
+  axis = axis + rank + 1 if axis < 0 else axis
   k = len(rts)
   rows = _concat0(rts)
   if axis == 0:
@@ -305,6 +317,8 @@ def _ragged_where(condition, x=None, y=None, name=None):
 
 def map_flat_values(op, *args, **kwargs):
   """Applies `op` to the flat values of the ragged arguments (sharing row splits)."""
+  if not callable(op):
+    raise TypeError(f"tf.ragged.map_flat_values: `op` must be callable, got {op!r:.80}")
   rts = [a for a in list(args) + list(kwargs.values()) if isinstance(a, RaggedTensor)]
   if not rts:
     return op(*args, **kwargs)

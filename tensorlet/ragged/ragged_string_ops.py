@@ -5,6 +5,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.ops import array_ops as A
 from tensorlet.ops import math_ops as M
 from tensorlet.ops import string_ops as S
+from tensorlet.ops._common import as_sequence
 from tensorlet.ops.ragged_string_ops import StringNGrams
 from tensorlet.ops.registry import execute
 from tensorlet.ragged.ragged_tensor import RaggedTensor
@@ -88,7 +89,8 @@ def bytes_split(input, name=None):  # noqa: A002
 def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None,
            preserve_short_sequences=False, name=None):
   """The n-grams of the innermost rows of `data`, joined by `separator`."""
-  widths = [ngram_width] if isinstance(ngram_width, int) else list(ngram_width)
+  widths = [ngram_width] if isinstance(ngram_width, int) else \
+      as_sequence(ngram_width, "tf.strings.ngrams", "ngram_width")
   if any(not isinstance(w, int) or w <= 0 for w in widths):
     raise ValueError(f"ngram_width must be a positive int or list of them, got {ngram_width!r}")
   if pad_values is None:

@@ -5,6 +5,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.ops import array_ops as A
 from tensorlet.ops import math_ops as M
 from tensorlet.ops import sparse_ops as K
+from tensorlet.ops._common import as_sequence, single_axis
 from tensorlet.ops.registry import constant_value, execute
 from tensorlet.sparse.sparse_tensor import SparseTensor
 from tensorlet.tensor import Tensor, convert_to_tensor
@@ -123,9 +124,11 @@ def concat(axis, sp_inputs, name=None, expand_nonconcat_dims=False, concat_dim=N
   expand_nonconcat_dims, which takes their maximum)."""
   if concat_dim is not None:
     axis = concat_dim
-  sps = [_sp(s, "concat") for s in sp_inputs]
+  sps = [_sp(s, "concat") for s in as_sequence(sp_inputs, "tf.sparse.concat", "sp_inputs")]
+  if not sps:
+    raise ValueError("tf.sparse.concat: `sp_inputs` must hold at least one SparseTensor")
   r = _rank(sps[0])
-  axis = int(axis) + r if int(axis) < 0 else int(axis)
+  axis = single_axis(axis, r, "tf.sparse.concat")
   onehot = A.one_hot(axis, r, dtype=_i64)
   idx, offset = [], A.zeros([r], _i64)
   for s in sps:
@@ -177,6 +180,9 @@ def add(a, b, threshold=0, thresh=None, name=None):
     return SparseTensor(idx, v, a.dense_shape)
   if isinstance(b, SparseTensor):
     a, b = b, a
+  if not isinstance(a, SparseTensor):
+    raise TypeError("tf.sparse.add: at least one input should be a SparseTensor; do you mean "
+                    "to use tf.add()?")
   d = convert_to_tensor(b, a.dtype)
   return A.tensor_scatter_nd_add(d, a.indices, a.values)
 
@@ -197,6 +203,9 @@ def minimum(sp_a, sp_b, name=None):
 def sparse_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
   """sp_a @ b for a 2-D SparseTensor and a dense matrix (either side may be sparse)."""
   if not isinstance(sp_a, SparseTensor):
+    if not isinstance(b, SparseTensor):
+      raise TypeError("tf.sparse.sparse_dense_matmul: one input must be a SparseTensor, got "
+                      f"{type(sp_a).__name__} and {type(b).__name__}")
     # dense @ sparse = (sparse^T @ dense^T)^T
     out = sparse_dense_matmul(b, sp_a, adjoint_a=not adjoint_b, adjoint_b=not adjoint_a)
     return A.transpose(out)

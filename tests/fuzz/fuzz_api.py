@@ -1,7 +1,11 @@
 """A fuzzer of tensorlet's public API: every public function of the main
-namespaces is called with one argument at a time replaced by a bad value
-(wrong types, shapes and sizes, NaN, None, self-referencing lists, huge ints),
-eagerly and inside a tf.function, in worker subprocesses.
+namespaces (tf, math, nn, random, linalg, strings, nest, debugging, image,
+signal, io, sparse, ragged, sets) is called with one argument at a time replaced
+by a bad value (wrong types, shapes and sizes, NaN, None, self-referencing lists,
+huge ints), eagerly and inside a tf.function, in worker subprocesses that run in
+a temporary directory (tf.io writes land there). Each Keras layer is constructed
+with each argument bad in turn, and a layer built on a good input is called
+with each bad value, eagerly and traced.
 
 Each call ends one of five ways:
   ok        it returned;
@@ -10,11 +14,13 @@ Each call ends one of five ways:
             OverflowError, ZeroDivisionError, MemoryError, KeyError ...), or a
             TypeError/ValueError worded by Python or NumPy internals;
   hang      it ran past the per-call time limit;
-  crash     the worker process died.
+  crash     the worker process died;
+  no_setup  (Keras calls) no good construction of the layer was found: not counted.
 
-    python tests/fuzz/fuzz_api.py                  # every call (~30,000), a few minutes
+    python tests/fuzz/fuzz_api.py                  # every call (~66,000), a few minutes
     python tests/fuzz/fuzz_api.py --sample 2000    # a seeded sample
     python tests/fuzz/fuzz_api.py --show leaked    # list them
+    python tests/fuzz/fuzz_api.py --only image.,keras.layers.Conv   # some names
 
 tests/fuzz/test_fuzz.py runs a short seeded sample in the default suite.
 """
@@ -27,14 +33,17 @@ import os
 import random
 import re
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import types
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-NAMESPACES = ["", "math", "nn", "random", "linalg", "strings", "nest", "debugging"]
+NAMESPACES = ["", "math", "nn", "random", "linalg", "strings", "nest", "debugging",
+              "image", "signal", "io", "sparse", "ragged", "sets"]
 # Global switches and things that only print or sleep: not fuzzed.
 SKIP = {"print", "config", "function", "py_function", "numpy_function", "custom_gradient",
         "debugging.enable_check_numerics", "debugging.disable_check_numerics",
@@ -47,6 +56,9 @@ INTERNAL_WORDS = re.compile(
     r"int\(\) argument must be|object is not iterable|unsupported operand type|"
     r"object is not subscriptable|has no len\(\)|object cannot be interpreted as an integer|"
     r"only integer scalar arrays|'NoneType' object|operands could not be broadcast together")
+# Errors of other types that TensorFlow itself raises with these words (checked
+# against TF 2.21): matching TF is right, so they count as typed.
+AS_TF = {"AttributeError": re.compile(r"^(image )?dtype must be either floating point or integer$")}
 PER_CALL_S = 10.0
 
 
@@ -57,7 +69,8 @@ def public_callables(tf):
     mod = getattr(tf, ns) if ns else tf
     # NOTE: names a namespace loads lazily are listed too, so the list does not
     # depend on what this process happened to touch before.
-    for name in sorted(set(dir(mod)) | set(getattr(mod, "_LAZY_ATTRS", ()))):
+    listed = getattr(mod, "__all__", None) or dir(mod)
+    for name in sorted(set(listed) | set(getattr(mod, "_LAZY_ATTRS", ()))):
       if name.startswith("_"):
         continue
       qual = f"{ns}.{name}" if ns else name
@@ -68,6 +81,72 @@ def public_callables(tf):
         continue
       out[qual] = fn
   return sorted(out.items())
+
+
+# Keras internals that are not layers a user constructs.
+KERAS_SKIP = {"InputSpec", "InstanceMethod", "InstanceProperty", "SlicingOpLambda", "TFOpLambda"}
+
+
+# Optional arguments a layer needs before it can be called at all.
+KERAS_CALL_KWARGS = {"CategoryEncoding": {"num_tokens": 4}, "InputLayer": {"input_shape": (3,)}}
+
+
+def keras_layers(tf):
+  """[(qualified name, layer class)], sorted, one name per class (aliases such
+  as Conv1D/Convolution1D are fuzzed once)."""
+  mod = tf.keras.layers
+  seen, out = set(), []
+  for name in sorted(dir(mod)):
+    cls = getattr(mod, name, None)
+    if name.startswith("_") or name in KERAS_SKIP or not inspect.isclass(cls) or cls in seen:
+      continue
+    if not issubclass(cls, tf.keras.layers.Layer):
+      continue
+    seen.add(cls)
+    out.append((f"keras.layers.{name}", cls))
+  return out
+
+
+def _keras_good(tf, name):
+  """A plausible constructor argument of a Keras layer, from its name."""
+  L = tf.keras.layers
+  n = name.lower()
+  if n in ("units", "filters", "output_dim", "input_dim", "num_heads", "key_dim", "n",
+           "num_bins", "num_tokens", "height", "width", "kernel_size", "pool_size", "groups",
+           "depth_multiplier", "output_mode_size"):
+    return 2
+  if n in ("rate", "stddev", "factor", "height_factor", "width_factor", "scale", "l1", "l2",
+           "threshold", "alpha", "theta", "max_value"):
+    return 0.5
+  if n in ("target_shape",):
+    return (-1,)
+  if n in ("dims",):
+    return (1,)
+  if n in ("axes",):
+    return 1
+  if n in ("activation",):
+    return "relu"
+  if n in ("function",):
+    return lambda x: x
+  if n in ("cell",):
+    return L.SimpleRNNCell(2)
+  if n in ("cells",):
+    return [L.SimpleRNNCell(2)]
+  if n in ("layer",):
+    return L.SimpleRNN(2)    # Bidirectional needs a recurrent layer
+  if n in ("mode",):
+    return "horizontal_and_vertical"
+  if n in ("vocabulary",):
+    return ["a", "b"]
+  return 2
+
+
+def _keras_inputs(tf):
+  """Good inputs to build a layer with, tried in turn."""
+  import numpy as np
+  xs = [tf.constant(np.arange(np.prod(s), dtype=np.float32).reshape(s) / 10.0)
+        for s in ((2, 3), (2, 4, 3), (2, 4, 4, 3), (1, 4, 4, 4, 3))]
+  return xs + [[x, x] for x in xs] + [tf.constant([["a", "b"]])]
 
 
 def _params(fn):
@@ -161,6 +240,15 @@ def all_calls(tf):
       for bi in range(nbad):
         for mode in ("eager", "graph"):
           calls.append((ci, pi, bi, mode))
+  # Keras layers: each constructor argument bad in turn; then a layer built
+  # with a good input is called with each bad value, eagerly and traced.
+  for ci, cls in keras_layers(tf):
+    for pi in range(len(_params(cls))):
+      for bi in range(nbad):
+        calls.append((ci, pi, bi, "ctor"))
+    for bi in range(nbad):
+      for mode in ("call_eager", "call_graph"):
+        calls.append((ci, -1, bi, mode))
   return calls
 
 
@@ -177,6 +265,8 @@ def _on_alarm(signum, frame):
 
 def _classify(tf, e):
   name = type(e).__name__
+  if name in AS_TF and AS_TF[name].search(str(e)):
+    return "typed", name
   if isinstance(e, tf.errors.OpError) or isinstance(
       e, (TypeError, ValueError, NotImplementedError, StopIteration)):
     if INTERNAL_WORDS.search(str(e)):
@@ -192,13 +282,41 @@ def resolve(tf, qual):
   return obj
 
 
+def _layer_call(tf, cls, bad, mode):
+  """Builds `cls` with good arguments and input; returns the call of it on `bad`,
+  or None where no good construction was found."""
+  params = _params(cls)
+  try:
+    layer = cls(*[_keras_good(tf, p.name) for p in params if p.default is p.empty],
+                **KERAS_CALL_KWARGS.get(cls.__name__, {}))
+  except Exception:  # noqa: BLE001 - a layer with no good guess is left out
+    return None
+  for x in _keras_inputs(tf):
+    try:
+      layer(x)
+      break
+    except Exception:  # noqa: BLE001 - try the next input
+      continue
+  if mode == "call_eager":
+    return lambda: layer(bad)
+  return lambda: tf.function(lambda: layer(bad), autograph=False)()
+
+
 def run_call(tf, bads, call):
   qual, pi, bi, mode = call
   fn = resolve(tf, qual)
+  if mode.startswith("call_"):
+    go = _layer_call(tf, fn, bads[bi][1](), mode)
+    if go is None:
+      return "no_setup", ""
+    return _outcome(tf, go)
+  if mode == "ctor":
+    mode = "eager"
   params = _params(fn)
   # Required parameters get plausible values, the others their defaults; then
   # parameter `pi` gets the bad value.
-  args = [_good(tf, p.name) for p in params if p.default is p.empty]
+  good = _keras_good if mode == "ctor" else _good
+  args = [good(tf, p.name) for p in params if p.default is p.empty]
   kwargs = {}
   if not params:
     args = [bads[bi][1]()]
@@ -209,11 +327,14 @@ def run_call(tf, bads, call):
 
   def go():
     return fn(*args, **kwargs)
+  if mode == "eager":
+    return _outcome(tf, go)
+  return _outcome(tf, lambda: tf.function(go, autograph=False)())
+
+
+def _outcome(tf, go):
   try:
-    if mode == "eager":
-      go()
-    else:
-      tf.function(go, autograph=False)()
+    go()
     return "ok", ""
   except _Hang:
     return "hang", ""
@@ -251,11 +372,13 @@ def worker():
 
 # ------------------------------------------------------------------ parent
 
-def _spawn():
+def _spawn(cwd):
   env = dict(os.environ, PYTHONPATH=_ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+  # NOTE: the worker runs in a temporary directory, so that tf.io functions
+  # given a bad file name (write_file("abc", ...)) write nowhere else.
   p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker"],
                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                       env=env, text=True, bufsize=1)
+                       env=env, text=True, bufsize=1, cwd=cwd)
   if p.stdout.readline().strip() != "ready":
     raise RuntimeError("fuzz worker did not start")
   return p
@@ -269,7 +392,8 @@ def _readline(p, timeout):
 def fuzz(calls, names, budget_s=None, hard_timeout_s=PER_CALL_S + 20):
   """Runs `calls`; returns {status: [(call name, detail)]}."""
   results = collections.defaultdict(list)
-  p = _spawn()
+  tmp = tempfile.mkdtemp(prefix="tensorlet-fuzz-")
+  p = _spawn(tmp)
   start = time.monotonic()
   try:
     for call in calls:
@@ -284,13 +408,14 @@ def fuzz(calls, names, budget_s=None, hard_timeout_s=PER_CALL_S + 20):
         results[status].append((names(call), f"exit code {p.poll()}"))
         p.kill()
         p.wait()
-        p = _spawn()
+        p = _spawn(tmp)
         continue
       status, detail = json.loads(line)
       results[status].append((names(call), detail))
   finally:
     p.kill()
     p.wait()
+    shutil.rmtree(tmp, ignore_errors=True)
   return results
 
 
@@ -300,13 +425,16 @@ def describe(tf):
   def name(call):
     qual, pi, bi, mode = call
     params = _params(resolve(tf, qual))
+    if mode.startswith("call_"):
+      return f"tf.{qual}()(inputs={bads[bi][0]}) [{mode[5:]}]"
     arg = params[pi].name if params else "*args"
     return f"tf.{qual}({arg}={bads[bi][0]}) [{mode}]"
   return name
 
 
 def summary(results):
-  total = sum(len(v) for k, v in results.items() if k != "not_run")
+  # not_run: past the time budget; no_setup: a layer the fuzzer could not build.
+  total = sum(len(v) for k, v in results.items() if k not in ("not_run", "no_setup"))
   counts = {k: len(v) for k, v in sorted(results.items())}
   leaked = len(results.get("leaked", []))
   return total, counts, (100.0 * leaked / total if total else 0.0)
@@ -317,6 +445,8 @@ def main():
   ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
   ap.add_argument("--sample", type=int, default=None, help="a seeded sample of this many calls")
   ap.add_argument("--seed", type=int, default=0)
+  ap.add_argument("--only", default=None,
+                  help="comma-separated name prefixes, e.g. image.,keras.layers.Conv")
   ap.add_argument("--show", default=None, help="list calls of this status (leaked, hang ...)")
   args = ap.parse_args()
   if args.worker:
@@ -325,12 +455,16 @@ def main():
   sys.path.insert(0, _ROOT)
   import tensorlet as tf
   calls = all_calls(tf)
+  if args.only:
+    prefixes = tuple(args.only.split(","))
+    calls = [c for c in calls if c[0].startswith(prefixes)]
   if args.sample:
     calls = sorted(random.Random(args.seed).sample(calls, min(args.sample, len(calls))))
   t = time.monotonic()
   results = fuzz(calls, describe(tf))
   total, counts, pct = summary(results)
-  print(f"{total} calls over {len(public_callables(tf))} public functions in "
+  print(f"{total} calls over {len(public_callables(tf))} public functions and "
+        f"{len(keras_layers(tf))} Keras layers in "
         f"{time.monotonic() - t:.0f} s: {counts}; leaked {pct:.2f} %")
   if args.show:
     for name, detail in results.get(args.show, []):

@@ -171,14 +171,50 @@ def _to_tensor(x, dtype):
   return x
 
 
-def _flat_leaves(value, out):
-  """Leaves of lists/tuples/dicts in insertion order (dicts unsorted, unlike nest)."""
-  if isinstance(value, (list, tuple)):
-    for v in value:
-      _flat_leaves(v, out)
-  elif isinstance(value, dict):
-    for v in value.values():
-      _flat_leaves(v, out)
+def shape_tuple(value, arg):
+  """A shape argument (an int, or a list/tuple/TensorShape of ints and Nones) as a
+  tuple; TypeError naming the argument for anything else."""
+  if isinstance(value, TensorShape):
+    value = value.as_list() if value.rank is not None else value
+  if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+    return (int(value),)
+  if isinstance(value, (list, tuple)) and all(
+      v is None or (isinstance(v, (int, np.integer)) and not isinstance(v, bool))
+      for v in value):
+    return tuple(None if v is None else int(v) for v in value)
+  raise TypeError(f"`{arg}` must be a tuple of integers or None, got {value!r:.80}")
+
+
+def _is_tensor_like(v):
+  from tensorlet.composite_tensor import CompositeTensor
+  return isinstance(v, (Tensor, Variable, CompositeTensor, np.ndarray))
+
+
+def _tensor_inputs(x):
+  """Whether a layer's inputs are a tensor or a flat list/tuple/dict of two or more
+  tensors (a merge layer's), the forms whose errors a layer's own code reports."""
+  if _is_tensor_like(x):
+    return True
+  values = x.values() if isinstance(x, dict) else x if isinstance(x, (list, tuple)) else None
+  return values is not None and len(values) > 1 and all(_is_tensor_like(v) for v in values)
+
+
+def _describe_inputs(x):
+  if isinstance(x, (list, tuple, dict)):
+    kinds = sorted({type(v).__name__ for v in (x.values() if isinstance(x, dict) else x)})
+    return f"a {type(x).__name__} of {len(x)} ({', '.join(kinds) or 'empty'})"
+  return f"a {type(x).__name__}"
+
+
+def _flat_leaves(value, out, _path=()):
+  """Leaves of lists/tuples/dicts in insertion order (dicts unsorted, unlike nest).
+  A container that holds itself adds no leaves a second time (no endless walk)."""
+  if isinstance(value, (list, tuple, dict)):
+    if id(value) in _path:
+      return
+    path = _path + (id(value),)
+    for v in (value.values() if isinstance(value, dict) else value):
+      _flat_leaves(v, out, path)
   else:
     out.append(value)
 
@@ -248,9 +284,10 @@ class Layer(Module):
       if shape is None and kwargs.get("input_dim") is not None:
         shape = (kwargs["input_dim"],)
       if shape is not None:
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        shape = shape_tuple(shape, "input_shape")
         batch_shape = (kwargs.get("batch_size"),) + shape
-    self._batch_input_shape = tuple(batch_shape) if batch_shape is not None else None
+    self._batch_input_shape = shape_tuple(batch_shape, "batch_input_shape") \
+        if batch_shape is not None else None
 
   # ------------------------------------------------------------ attributes
   def __setattr__(self, name, value):
@@ -659,6 +696,12 @@ class Layer(Module):
         outputs = self.call(*args, **kwargs)
       else:
         outputs = self._tl_call_slow(args, kwargs)
+    except (AttributeError, IndexError) as e:
+      if _tensor_inputs(args[0]):
+        raise
+      raise TypeError(f"Layer {self.name!r} ({type(self).__name__}) cannot be called on "
+                      f"{_describe_inputs(args[0])}: it takes a tensor (or a list of tensors "
+                      f"for a layer of several inputs)") from e
     finally:
       st.depth -= 1
       st.training = outer

@@ -1,7 +1,7 @@
 """tf.keras.Input and InputLayer: the entry points of functional models."""
 from tensorlet import dtypes as _dt
 from tensorlet.keras import backend
-from tensorlet.keras.engine.base_layer import Layer
+from tensorlet.keras.engine.base_layer import Layer, shape_tuple
 from tensorlet.keras.engine.keras_tensor import KerasTensor, Node
 
 __all__ = ["InputLayer", "Input"]
@@ -33,6 +33,8 @@ class InputLayer(Layer):
       if input_shape is not None or batch_input_shape is not None or sparse or ragged:
         raise ValueError("Creating Keras inputs from a type_spec is only supported when "
                          "`shape`, `batch_size`, `sparse` and `ragged` are not given.")
+      if not hasattr(type_spec, "shape") or not hasattr(type_spec, "dtype"):
+        raise TypeError(f"InputLayer: `type_spec` must be a TypeSpec, got {type_spec!r:.80}")
       kind = type(type_spec).__name__
       sparse, ragged = kind == "SparseTensorSpec", kind == "RaggedTensorSpec"
       batch_input_shape = tuple(type_spec.shape.as_list()) if type_spec.shape.rank is not \
@@ -42,9 +44,10 @@ class InputLayer(Layer):
       if input_shape is None:
         raise ValueError("Please provide to Input a `shape` or a `tensor` or a `type_spec` "
                          "argument. Note that `shape` does not include the batch dimension.")
-      input_shape = (input_shape,) if isinstance(input_shape, int) else tuple(input_shape)
+      input_shape = shape_tuple(input_shape, "input_shape")
       batch_input_shape = (batch_size,) + input_shape
-    super().__init__(name=name, dtype=dtype, batch_input_shape=tuple(batch_input_shape),
+    super().__init__(name=name, dtype=dtype,
+                     batch_input_shape=shape_tuple(batch_input_shape, "batch_input_shape"),
                      **kwargs)
     self.built = True
     self.is_placeholder = True

@@ -1,4 +1,6 @@
 """Argument normalisation and the training switch shared by the built-in layers."""
+import numbers
+
 from tensorlet.tensor import Tensor
 
 
@@ -23,6 +25,17 @@ def normalize_tuple(value, n, name, allow_zero=False):
   return value
 
 
+def int_tuple(value, layer, arg):
+  """A list/tuple of integers (a shape or permutation argument) as a tuple;
+  TypeError naming the layer and argument for anything else."""
+  if not isinstance(value, (list, tuple)) or not all(
+      isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in value):
+    if hasattr(value, "as_list") and None not in value:   # a fully known TensorShape
+      return tuple(value.as_list())
+    raise TypeError(f"{layer}: `{arg}` must be a list or tuple of integers, got {value!r:.80}")
+  return tuple(int(v) for v in value)
+
+
 def normalize_padding(value):
   padding = value.lower() if isinstance(value, str) else value
   if padding not in ("valid", "same"):
@@ -33,7 +46,8 @@ def normalize_padding(value):
 
 def normalize_data_format(value):
   from tensorlet.keras import backend
-  fmt = (value or backend.image_data_format()).lower()
+  fmt = value or backend.image_data_format()
+  fmt = fmt.lower() if isinstance(fmt, str) else fmt
   if fmt not in ("channels_first", "channels_last"):
     raise ValueError(f"The `data_format` argument must be one of \"channels_first\", "
                      f"\"channels_last\". Received: {value}")

@@ -3,12 +3,13 @@ import math
 
 from tensorlet import dtypes as _dt
 from tensorlet.keras import activations, constraints, initializers, regularizers
-from tensorlet.keras.engine.base_layer import InputSpec, Layer
-from tensorlet.keras.layers._util import smart_cond
+from tensorlet.keras.engine.base_layer import InputSpec, Layer, shape_tuple
+from tensorlet.keras.layers._util import int_tuple, smart_cond
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import linalg_ops as _la
 from tensorlet.ops import math_ops as _m
 from tensorlet.ops import nn_ops as _nn
+from tensorlet.ops._common import as_int
 from tensorlet.tensor_shape import TensorShape
 
 __all__ = ["Dense", "Activation", "Dropout", "Flatten", "Reshape", "Embedding"]
@@ -63,7 +64,7 @@ class Dense(Layer):
                kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                kernel_constraint=None, bias_constraint=None, **kwargs):
     super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-    units = int(units) if not isinstance(units, int) else units
+    units = int(units) if isinstance(units, float) else as_int(units, "Dense", "units")
     if units < 0:  # Keras 2 accepts 0 (an empty output)
       raise ValueError(f"Received an invalid value for `units`, expected a positive integer. "
                        f"Received: units={units}")
@@ -218,7 +219,7 @@ class Reshape(Layer):
 
   def __init__(self, target_shape, **kwargs):
     super().__init__(**kwargs)
-    self.target_shape = tuple(target_shape)
+    self.target_shape = int_tuple(target_shape, "Reshape", "target_shape")
     if sum(1 for d in self.target_shape if d == -1) > 1:
       raise ValueError(f"There must be at most one unknown dimension (-1) in "
                        f"output_shape. Received: output_shape={self.target_shape}.")
@@ -267,8 +268,7 @@ class Embedding(Layer):
                **kwargs):
     self.sparse = bool(sparse)  # SparseTensor outputs (not in the config, as Keras 2)
     if input_length is not None and "input_shape" not in kwargs:
-      kwargs["input_shape"] = (input_length,) if isinstance(input_length, int) \
-          else tuple(input_length)
+      kwargs["input_shape"] = shape_tuple(input_length, "input_length")
     kwargs["autocast"] = False
     super().__init__(activity_regularizer=activity_regularizer, **kwargs)
     if input_dim <= 0 or output_dim <= 0:

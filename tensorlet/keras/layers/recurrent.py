@@ -138,6 +138,8 @@ class StackedRNNCells(Layer):
   """Cells run one after the other at each time step; the states are all cells'."""
 
   def __init__(self, cells, **kwargs):
+    if not isinstance(cells, (list, tuple)):
+      raise TypeError(f"StackedRNNCells: `cells` must be a list of RNN cells, got {cells!r:.80}")
     for cell in cells:
       if not callable(getattr(cell, "call", None)):
         raise ValueError(f"All cells must have a `call` method. Received cell without a "

@@ -7,6 +7,7 @@ from tensorlet.keras.layers import _util
 from tensorlet import dtypes as _dt
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
+from tensorlet.ops._common import as_int
 from tensorlet.tensor import convert_to_tensor
 from tensorlet.tensor_shape import TensorShape
 
@@ -26,7 +27,7 @@ class UpSampling1D(Layer):
 
   def __init__(self, size=2, **kwargs):
     super().__init__(**kwargs)
-    self.size = int(size)
+    self.size = int(size) if isinstance(size, float) else as_int(size, "UpSampling1D", "size")
     self.input_spec = InputSpec(ndim=3)
 
   def call(self, inputs):
@@ -299,7 +300,7 @@ class Permute(Layer):
 
   def __init__(self, dims, **kwargs):
     super().__init__(**kwargs)
-    self.dims = tuple(dims)
+    self.dims = _util.int_tuple(dims, "Permute", "dims")
     if sorted(self.dims) != list(range(1, len(self.dims) + 1)):
       raise ValueError(f"Invalid permutation argument `dims` for Permute Layer. The set of "
                        f"indices in `dims` must be consecutive and start from 1. Received "

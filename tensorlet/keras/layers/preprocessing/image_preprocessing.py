@@ -36,7 +36,7 @@ _RESIZE_METHODS = ("bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczo
 
 
 def _interpolation_method(interpolation):
-  method = interpolation.lower()
+  method = interpolation.lower() if isinstance(interpolation, str) else interpolation
   if method not in _RESIZE_METHODS:
     raise NotImplementedError(f"Value not recognized for `interpolation`: {interpolation}. "
                               f"Supported values are: {list(_RESIZE_METHODS)}")
@@ -67,6 +67,9 @@ def convert_inputs(inputs, dtype=None):
 
 def _hw(x):
   """(height, width) as Python ints where static, else int32 scalar tensors."""
+  if x.shape.rank is not None and x.shape.rank < 3:
+    raise ValueError(f"An image layer takes inputs of rank 3 (height, width, channels) or 4 "
+                     f"(a batch), got shape {x.shape}")
   d = x.shape.as_list()
   h, w = d[H_AXIS], d[W_AXIS]
   if h is None or w is None:
@@ -311,6 +314,8 @@ class _RandomLayer(Layer):
 def _factor_range(factor):
   """(lower, upper) of a factor given as a number f (-f, f) or a pair."""
   if isinstance(factor, (tuple, list)):
+    if len(factor) != 2:
+      raise ValueError(f"`factor` must be a number or a pair (lower, upper), got {factor!r:.80}")
     return factor[0], factor[1]
   return -factor, factor
 
@@ -568,7 +573,7 @@ class RandomContrast(_RandomLayer):
     super().__init__(seed=seed, **kwargs)
     self.factor = factor
     if isinstance(factor, (tuple, list)):
-      self.lower, self.upper = factor[0], factor[1]
+      self.lower, self.upper = _factor_range(factor)
     else:
       self.lower = self.upper = factor
     if self.lower < 0.0 or self.upper < 0.0 or self.lower > 1.0:

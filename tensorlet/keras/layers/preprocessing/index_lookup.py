@@ -128,11 +128,21 @@ class IndexLookup(PreprocessingLayer):
     """Vocabulary values as a 1-D array of the key type (bytes for strings)."""
     if isinstance(values, tf.Tensor):
       values = values.numpy()
-    if self._is_string():
-      return np.array([v.encode("utf-8") if isinstance(v, str) else bytes(v)
-                       for v in np.asarray(values, dtype=object).reshape(-1).tolist()],
-                      dtype=object)
-    return np.asarray(values).reshape(-1).astype(self._vocab_dt.as_numpy_dtype)
+    kind = "strings" if self._is_string() else "integers"
+    if not isinstance(values, (list, tuple, np.ndarray)):
+      raise TypeError(f"{type(self).__name__}: the vocabulary must be a list, array or tensor "
+                      f"of {kind} (or a file path), got {values!r:.80}")
+    try:
+      if self._is_string():
+        flat = np.asarray(values, dtype=object).reshape(-1).tolist()
+        if not all(isinstance(v, (str, bytes)) for v in flat):
+          raise TypeError
+        return np.array([v.encode("utf-8") if isinstance(v, str) else v for v in flat],
+                        dtype=object)
+      return np.asarray(values).reshape(-1).astype(self._vocab_dt.as_numpy_dtype)
+    except (TypeError, ValueError, OverflowError):
+      raise TypeError(f"{type(self).__name__}: the vocabulary must hold {kind}, got "
+                      f"{values!r:.80}") from None
 
   def _special(self, token):
     if token is None:

@@ -1,4 +1,5 @@
 """IntegerLookup: integer values to contiguous indices through a vocabulary (Keras 2's)."""
+from tensorlet.ops._common import as_int
 import tensorlet as tf
 from tensorlet.keras.layers.preprocessing.index_lookup import IndexLookup
 
@@ -33,8 +34,8 @@ class IntegerLookup(IndexLookup):
     if num_oov_indices < 0:
       raise ValueError(f"The value of `num_oov_indices` argument for `IntegerLookup` must >= "
                        f"0. Received num_oov_indices={num_oov_indices}.")
-    mask_token = None if mask_token is None else int(mask_token)
-    oov_token = None if oov_token is None else int(oov_token)
+    mask_token = None if mask_token is None else as_int(mask_token, "IntegerLookup", "mask_token")
+    oov_token = None if oov_token is None else as_int(oov_token, "IntegerLookup", "oov_token")
     super().__init__(max_tokens=max_tokens, num_oov_indices=num_oov_indices,
                      mask_token=mask_token, oov_token=oov_token, vocabulary=vocabulary,
                      vocabulary_dtype=vocabulary_dtype, idf_weights=idf_weights, invert=invert,

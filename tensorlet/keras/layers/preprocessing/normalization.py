@@ -39,8 +39,11 @@ class Normalization(PreprocessingLayer):
       axis = ()
     elif isinstance(axis, int):
       axis = (axis,)
-    else:
+    elif isinstance(axis, (list, tuple)) and all(isinstance(a, int) for a in axis):
       axis = tuple(axis)
+    else:
+      raise TypeError(f"Normalization: `axis` must be an int, a tuple of ints or None, got "
+                      f"{axis!r:.80}")
     self.axis = axis
     for arg, value in (("mean", mean), ("variance", variance)):
       if isinstance(value, Variable):

@@ -64,7 +64,7 @@ class TextVectorization(PreprocessingLayer):
       output_mode = TF_IDF
     _check_choice(output_mode, (INT, COUNT, MULTI_HOT, TF_IDF), "output_mode",
                   allow_callables=False)
-    if not (ngrams is None or isinstance(ngrams, int) or
+    if not (ngrams is None or (isinstance(ngrams, int) and ngrams < 2 ** 31) or
             (isinstance(ngrams, tuple) and all(isinstance(i, int) for i in ngrams))):
       raise ValueError(f"`ngrams` must be None, an integer, or a tuple of integers. "
                        f"Received: ngrams={ngrams}")
