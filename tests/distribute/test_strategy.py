@@ -236,3 +236,25 @@ def test_merge_call_with_one_replica_passes_values_through():
     assert got[0] != "PerReplica"
     if s is not tf.distribute.get_strategy():
       assert got[1] is True
+
+
+def test_run_reuses_its_replica_threads(two_cpus):
+  import threading
+  s = tf.distribute.MirroredStrategy(two_cpus)
+
+  def who(x):
+    tf.distribute.get_replica_context().all_reduce("SUM", x)
+    return threading.get_ident()
+  first = s.experimental_local_results(s.run(who, args=(tf.constant(1.0),)))
+  again = s.experimental_local_results(s.run(who, args=(tf.constant(1.0),)))
+  assert first == again and len(set(first)) == 2
+
+
+  def fails(x):
+    if tf.distribute.get_replica_context().replica_id_in_sync_group == 1:
+      raise ValueError("replica 1 failed")
+    return tf.distribute.get_replica_context().all_reduce("SUM", x)
+  with pytest.raises(ValueError, match="replica 1 failed"):
+    s.run(fails, args=(tf.constant(1.0),))
+  # The failure unwound both replicas; the same threads serve the next call.
+  assert s.experimental_local_results(s.run(who, args=(tf.constant(1.0),))) == first
