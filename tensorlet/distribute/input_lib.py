@@ -345,13 +345,14 @@ class DistributedDatasetsFromFunction:
     return DistributedIterator(step, self.element_spec)
 
   def __tl_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names, opts):
-    if self._extended._num_local != 1:
-      raise NotImplementedError(
-          "AutoGraph's `for` over distribute_datasets_from_function's dataset with several "
-          "local replicas is not implemented in tensorlet: iterate it outside the "
-          "tf.function and pass each element in, or use experimental_distribute_dataset")
-    # One replica per worker: the worker's dataset is the replica's.
-    self._dataset.__tl_for_stmt__(extra_test, body, get_state, set_state, symbol_names, opts)
+    k = self._extended._num_local
+    if k == 1:  # one replica per worker: the worker's dataset is the replica's
+      self._dataset.__tl_for_stmt__(extra_test, body, get_state, set_state, symbol_names, opts)
+      return
+    # Several: a loop over tuples of k consecutive elements (empty batches fill the last).
+    self._dataset._tl_consecutive(k).__tl_for_stmt__(
+        extra_test, lambda e: body(_per_replica(list(e))), get_state, set_state, symbol_names,
+        opts)
 
   @property
   def element_spec(self):

@@ -136,8 +136,23 @@ def test_loops_over_datasets_from_function_in_tf_function(two_cpus, fake_workers
   s = tf.distribute.MirroredStrategy(["/cpu:0"], collectives=fake_workers(rank=1, size=2))
   assert int(epoch(s.distribute_datasets_from_function(dataset_fn), s)) == 32
   two = tf.distribute.MirroredStrategy(two_cpus)
-  with pytest.raises(NotImplementedError, match="several local replicas"):
-    epoch(two.distribute_datasets_from_function(dataset_fn), two)
+  # Two local replicas take consecutive elements: [0 1 | 2 3], [4 5 | 6 7] (the same
+  # total as iterating eagerly), and the loop stops after the last pair.
+  assert int(epoch(two.distribute_datasets_from_function(dataset_fn), two)) == 28
+
+  @tf.function
+  def weighted(dist, strategy):
+    total = tf.constant(0, tf.int64)
+    for x in dist:
+      total += strategy.reduce("SUM", strategy.run(_weighted, args=(x,)), axis=None)
+    return total
+  three = lambda ctx: tf.data.Dataset.range(6).batch(2)  # noqa: E731
+  eager = sum(int(two.reduce("SUM", two.run(_weighted, args=(x,)), axis=None))
+              for x in two.distribute_datasets_from_function(three))
+  # [0 1 | 2 3] -> 1 + 2*5, [4 5 | (empty)] -> 9: the left-over replica gets nothing.
+  assert int(weighted(two.distribute_datasets_from_function(three), two)) == eager == 20
+  with pytest.raises(NotImplementedError, match="batched dense tensors"):
+    weighted(two.distribute_datasets_from_function(lambda ctx: tf.data.Dataset.range(3)), two)
 
 
 def test_ragged_batches_split_by_rows(two_cpus):
