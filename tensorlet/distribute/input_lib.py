@@ -106,6 +106,8 @@ def split_batch(t, n, first, count):
   from tensorlet.composite_tensor import CompositeTensor
   from tensorlet.ops import array_ops, math_ops
   from tensorlet.tensor import convert_to_tensor
+  if isinstance(t, CompositeTensor) and hasattr(t, "dense_shape"):
+    return _split_sparse(t, n, first, count)
   if isinstance(t, CompositeTensor):
     b = t.shape[0] if t.shape.rank else None
     if b is None or not hasattr(t, "nrows"):
@@ -127,6 +129,29 @@ def split_batch(t, n, first, count):
   per = (bt + n - 1) // n
   return [t[math_ops.minimum(i * per, bt):math_ops.minimum((i + 1) * per, bt)]
           for i in range(first, first + count)]
+
+
+def _split_sparse(t, n, first, count):
+  """A SparseTensor's rows cut as a dense batch's: each piece keeps its rows' entries,
+  renumbered from 0, with dense_shape [piece rows, ...]."""
+  from tensorlet import dtypes
+  from tensorlet.ops import array_ops, indexing_ops, math_ops
+  b = t.shape[0] if t.shape.rank else None
+  b = t.dense_shape[0] if b is None else b
+  per = (b + n - 1) // n
+  rows = t.indices[:, 0]
+  pieces = []
+  for i in range(first, first + count):
+    lo = math_ops.cast(math_ops.minimum(i * per, b), dtypes.int64)
+    hi = math_ops.cast(math_ops.minimum((i + 1) * per, b), dtypes.int64)
+    keep = math_ops.logical_and(math_ops.greater_equal(rows, lo), math_ops.less(rows, hi))
+    shift = array_ops.concat([array_ops.reshape(lo, [1]),
+                              array_ops.zeros_like(t.dense_shape[1:])], 0)
+    shape = array_ops.concat([array_ops.reshape(hi - lo, [1]),
+                              t.dense_shape[1:]], 0)
+    pieces.append(type(t)(math_ops.subtract(indexing_ops.boolean_mask(t.indices, keep), shift),
+                          indexing_ops.boolean_mask(t.values, keep), shape))
+  return pieces
 
 
 def split_structure(element, extended):

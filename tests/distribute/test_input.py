@@ -162,6 +162,38 @@ def test_ragged_batches_split_by_rows(two_cpus):
   (b,) = list(s.experimental_distribute_dataset(ds))
   assert [r.to_list() for r in s.experimental_local_results(b)] == [[[1, 2], [3]],
                                                                     [[4, 5, 6], [7]]]
-  sparse = tf.data.Dataset.from_tensors(tf.sparse.SparseTensor([[0, 0]], [1.0], [2, 2]))
-  with pytest.raises(ValueError, match="cannot split a batch of SparseTensor"):
-    list(s.experimental_distribute_dataset(sparse))
+
+
+def _sparse_pieces(strategy, x):
+  return [(t.indices.numpy().tolist(), t.values.numpy().tolist(), t.dense_shape.numpy().tolist())
+          for t in strategy.experimental_local_results(x)]
+
+
+def test_sparse_batches_split_by_rows(two_cpus):
+  s = tf.distribute.MirroredStrategy(two_cpus)
+  st = tf.sparse.SparseTensor([[0, 0], [1, 1], [2, 0], [2, 2], [4, 1], [5, 0]],
+                              [1., 2., 3., 4., 5., 6.], [6, 3])
+  # As real TF 2.21: each piece keeps its rows' entries, renumbered, shape [rows, 3].
+  want = {3: [[([[0, 0], [1, 1]], [1.0, 2.0], [2, 3]), ([[0, 0], [0, 2]], [3.0, 4.0], [1, 3])],
+              [([[1, 1]], [5.0], [2, 3]), ([[0, 0]], [6.0], [1, 3])]],
+          2: [[([[0, 0]], [1.0], [1, 3]), ([[0, 1]], [2.0], [1, 3])],
+              [([[0, 0], [0, 2]], [3.0, 4.0], [1, 3]), ([], [], [1, 3])],
+              [([[0, 1]], [5.0], [1, 3]), ([[0, 0]], [6.0], [1, 3])]]}
+  for b, pieces in want.items():
+    ds = tf.data.Dataset.from_tensor_slices(st).batch(b)
+    assert [_sparse_pieces(s, x) for x in s.experimental_distribute_dataset(ds)] == pieces
+  ds = tf.data.Dataset.from_tensor_slices({"s": st, "d": tf.range(6)}).batch(6)
+  (x,) = list(s.experimental_distribute_dataset(ds))
+  assert _sparse_pieces(s, x["s"])[1] == ([[1, 1], [2, 0]], [5.0, 6.0], [3, 3])
+  assert s.experimental_local_results(x["d"])[1].numpy().tolist() == [3, 4, 5]
+
+  @tf.function
+  def total(dist):  # split inside a graph loop too
+    out = tf.constant(0.0)
+    for x in dist:
+      out += s.reduce("SUM", s.run(lambda sp: tf.sparse.reduce_sum(sp) *
+                                   tf.cast(tf.shape(sp)[0], tf.float32), args=(x,)), axis=None)
+    return out
+  # rows 0-2 -> (1+2)*2 + (3+4)*1, rows 3-5 -> 5*2 + 6*1
+  assert float(total(s.experimental_distribute_dataset(
+      tf.data.Dataset.from_tensor_slices(st).batch(3)))) == 13.0 + 16.0
