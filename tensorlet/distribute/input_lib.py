@@ -131,27 +131,35 @@ def split_batch(t, n, first, count):
           for i in range(first, first + count)]
 
 
-def _split_sparse(t, n, first, count):
-  """A SparseTensor's rows cut as a dense batch's: each piece keeps its rows' entries,
-  renumbered from 0, with dense_shape [piece rows, ...]."""
+def _sparse_rows(t, lo, hi):
+  """Rows lo..hi-1 of a SparseTensor: their entries renumbered from row 0, dense_shape
+  [hi - lo, ...]."""
   from tensorlet import dtypes
   from tensorlet.ops import array_ops, indexing_ops, math_ops
+  lo, hi = math_ops.cast(lo, dtypes.int64), math_ops.cast(hi, dtypes.int64)
+  rows = t.indices[:, 0]
+  keep = math_ops.logical_and(math_ops.greater_equal(rows, lo), math_ops.less(rows, hi))
+  rest = t.dense_shape[1:]
+  shift = array_ops.concat([array_ops.reshape(lo, [1]), array_ops.zeros_like(rest)], 0)
+  shape = array_ops.concat([array_ops.reshape(hi - lo, [1]), rest], 0)
+  return type(t)(math_ops.subtract(indexing_ops.boolean_mask(t.indices, keep), shift),
+                 indexing_ops.boolean_mask(t.values, keep), shape)
+
+
+def _split_sparse(t, n, first, count):
+  """A SparseTensor's rows cut as a dense batch's."""
+  from tensorlet.ops import math_ops
   b = t.shape[0] if t.shape.rank else None
   b = t.dense_shape[0] if b is None else b
   per = (b + n - 1) // n
-  rows = t.indices[:, 0]
-  pieces = []
-  for i in range(first, first + count):
-    lo = math_ops.cast(math_ops.minimum(i * per, b), dtypes.int64)
-    hi = math_ops.cast(math_ops.minimum((i + 1) * per, b), dtypes.int64)
-    keep = math_ops.logical_and(math_ops.greater_equal(rows, lo), math_ops.less(rows, hi))
-    shift = array_ops.concat([array_ops.reshape(lo, [1]),
-                              array_ops.zeros_like(t.dense_shape[1:])], 0)
-    shape = array_ops.concat([array_ops.reshape(hi - lo, [1]),
-                              t.dense_shape[1:]], 0)
-    pieces.append(type(t)(math_ops.subtract(indexing_ops.boolean_mask(t.indices, keep), shift),
-                          indexing_ops.boolean_mask(t.values, keep), shape))
-  return pieces
+  return [_sparse_rows(t, math_ops.minimum(i * per, b), math_ops.minimum((i + 1) * per, b))
+          for i in range(first, first + count)]
+
+
+def _row_slice(t, lo, hi):
+  if hasattr(t, "dense_shape") and hasattr(t, "indices"):
+    return _sparse_rows(t, lo, hi)
+  return t[lo:hi]
 
 
 def split_structure(element, extended):
@@ -223,7 +231,7 @@ def _fixed_pieces(element, per):
   when every worker steps through every piece."""
   flat = nest.flatten(element)
   b = flat[0].shape[0]
-  return [nest.pack_sequence_as(element, [t[i:i + per] for t in flat])
+  return [nest.pack_sequence_as(element, [_row_slice(t, i, min(i + per, b)) for t in flat])
           for i in range(0, b, per)]
 
 

@@ -115,3 +115,15 @@ def test_off_in_a_tf_function_loop(fake_workers):
   total, steps = epoch(dist)
   # 4 steps of 2 rows; each sum doubles (the fake other worker holds the same values).
   assert int(steps) == 4 and int(total) == 2 * sum(range(8))
+
+
+def test_off_splits_sparse_batches(fake_workers):
+  s = tf.distribute.MirroredStrategy(["/cpu:0"], collectives=fake_workers(1, 2))
+  st = tf.sparse.SparseTensor([[0, 0], [1, 1], [2, 0], [3, 2]], [1., 2., 3., 4.], [4, 3])
+  options = tf.data.Options()
+  options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
+  dist = s.experimental_distribute_dataset(
+      tf.data.Dataset.from_tensor_slices(st).batch(4).with_options(options))
+  got = [(x.indices.numpy().tolist(), x.values.numpy().tolist(), x.dense_shape.numpy().tolist())
+         for x in dist]
+  assert got == [([[0, 0], [1, 1]], [1.0, 2.0], [2, 3]), ([[0, 0], [1, 2]], [3.0, 4.0], [2, 3])]
