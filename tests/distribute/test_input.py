@@ -197,3 +197,13 @@ def test_sparse_batches_split_by_rows(two_cpus):
   # rows 0-2 -> (1+2)*2 + (3+4)*1, rows 3-5 -> 5*2 + 6*1
   assert float(total(s.experimental_distribute_dataset(
       tf.data.Dataset.from_tensor_slices(st).batch(3)))) == 13.0 + 16.0
+
+
+def test_batches_of_unknown_rows_that_cannot_be_cut():
+  from tensorlet.distribute.input_lib import split_batch
+
+  @tf.function(input_signature=[tf.RaggedTensorSpec([None, None], tf.int32)])
+  def cut(r):
+    return split_batch(r, 2, 0, 2)
+  with pytest.raises(ValueError, match="cannot split a batch of RaggedTensor"):
+    cut(tf.ragged.constant([[1], [2, 3]]))
