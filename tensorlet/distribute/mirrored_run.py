@@ -63,6 +63,7 @@ def _serve(jobs):
     try:
       job.run()
     finally:
+      job = None  # holds the strategy: let it go while waiting for the next call
       _reset_thread_state()
 
 

@@ -258,3 +258,24 @@ def test_run_reuses_its_replica_threads(two_cpus):
     s.run(fails, args=(tf.constant(1.0),))
   # The failure unwound both replicas; the same threads serve the next call.
   assert s.experimental_local_results(s.run(who, args=(tf.constant(1.0),))) == first
+
+
+def test_replica_threads_end_with_their_strategy(two_cpus):
+  import gc
+  import threading
+  import time
+
+  def replica_threads():
+    return {t for t in threading.enumerate() if t.name.startswith("tensorlet-replica-")}
+  before = replica_threads()
+  s = tf.distribute.MirroredStrategy(two_cpus)
+  s.run(lambda x: x + 1.0, args=(tf.constant(1.0),))
+  mine = replica_threads() - before
+  assert len(mine) == 2
+  del s
+  gc.collect()
+  for _ in range(200):
+    if not any(t.is_alive() for t in mine):
+      break
+    time.sleep(0.01)
+  assert not any(t.is_alive() for t in mine)
