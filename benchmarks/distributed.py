@@ -76,7 +76,41 @@ def dist_step(repeat):
            f"{t2 * 1e3:.2f} ms)")
 
 
-ALL = [("dist_allreduce", dist_allreduce), ("dist_step", dist_step)]
+def dist_run_overhead(repeat):
+  """Eager MirroredStrategy.run over 2 virtual CPUs of a tiny replica function (with
+  and without an all-reduce), beside the same arithmetic in NumPy: the cost of handing
+  each replica to its (pooled) thread and back."""
+  sys.path.insert(0, ROOT)
+  import numpy as np
+  import tensorlet as tf
+  cpu = tf.config.list_physical_devices("CPU")[0]
+  tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+  try:
+    s = tf.distribute.MirroredStrategy()
+    x, xn = tf.constant(np.ones((4, 4), "float32")), np.ones((4, 4), "float32")
+
+    def summed(a):
+      return tf.distribute.get_replica_context().all_reduce("SUM", a * 2.0)
+    for name, fn, ref in [("plain", lambda a: a * 2.0, lambda: [xn * 2.0, xn * 2.0]),
+                          ("all_reduce", summed, lambda: [(xn * 2.0) * 2] * 2)]:
+      tl, raw = [], []
+      for _ in range(max(5, repeat)):
+        t = time.perf_counter()
+        for _ in range(50):
+          s.run(fn, args=(x,))
+        tl.append((time.perf_counter() - t) / 50)
+        t = time.perf_counter()
+        for _ in range(50):
+          ref()
+        raw.append((time.perf_counter() - t) / 50)
+      yield (f"dist run overhead {name} (2 replicas)", statistics.median(tl),
+             statistics.median(raw), "ms", "eager strategy.run, replica threads pooled")
+  finally:
+    tf.config.set_logical_device_configuration(cpu, None)
+
+
+ALL = [("dist_allreduce", dist_allreduce), ("dist_step", dist_step),
+       ("dist_run_overhead", dist_run_overhead)]
 
 
 # -- the workers ------------------------------------------------------------------------

@@ -18,8 +18,10 @@ __all__ = ["Variable", "VariableSynchronization", "VariableAggregation"]
 
 _uids = itertools.count(1)
 
-# NOTE: set by tensorlet.distribute: inside a strategy's scope, creator(args, kwargs)
-# returns the (uninitialised, or already built) distributed variable to make instead.
+# NOTE: set by tensorlet.distribute: inside a strategy's scope, creator(args, kwargs, cls)
+# returns the (uninitialised, or already built) distributed variable to make instead. A
+# subclass that names `_tl_distributed_name` (AutoCastVariable) is distributed too, as a
+# class of that name deriving from it and the distributed variable class.
 _creator = None
 
 
@@ -57,8 +59,8 @@ class Variable:
   _tf_tensor_like = True
 
   def __new__(cls, *args, **kwargs):
-    if _creator is not None and cls is Variable:
-      made = _creator(args, kwargs)
+    if _creator is not None and (cls is Variable or "_tl_distributed_name" in cls.__dict__):
+      made = _creator(args, kwargs, cls)
       if made is not None:
         return made
     return object.__new__(cls)

@@ -37,6 +37,7 @@ def _ignore_errors(log_warning=False):
 
 from tensorlet.data import csv_dataset as _csv  # noqa: E402
 from tensorlet.data import sampling as _sampling  # noqa: E402
+from tensorlet.data.options import AutoShardPolicy as _AutoShardPolicy  # noqa: E402
 from tensorlet.data.optional import Optional as _Optional, OptionalSpec as _OptionalSpec  # noqa: E402,E501
 
 experimental = _types.SimpleNamespace(
@@ -55,7 +56,7 @@ experimental = _types.SimpleNamespace(
     Counter=_sampling.counter,
     save=lambda dataset, path, compression=None, shard_func=None: dataset.save(
         path, compression, shard_func),
-    load=Dataset.load)
+    load=Dataset.load, AutoShardPolicy=_AutoShardPolicy)
 
 
 from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402

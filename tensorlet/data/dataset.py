@@ -481,6 +481,21 @@ class DatasetV2:
     collect(self, set())
     return merge_options(*found)
 
+  def _tl_shard_by_files(self, num_workers, index):
+    """tf.distribute's FILE auto-sharding (a hook: tf.distribute sits below tf.data)."""
+    from tensorlet.data.distribute_input import shard_by_files
+    return shard_by_files(self, num_workers, index)
+
+  def _tl_batch_size(self):
+    """The batch size of the last batching in the pipeline, or None (a hook)."""
+    from tensorlet.data.distribute_input import batch_size
+    return batch_size(self)
+
+  def _tl_consecutive(self, count):
+    """Tuples of `count` consecutive elements, for several replicas' steps (a hook)."""
+    from tensorlet.data.distribute_input import _ConsecutiveDataset
+    return _ConsecutiveDataset(self, count)
+
   def with_options(self, options, name=None):
     """This dataset with `options` set (merged over the options set upstream)."""
     from tensorlet.data.options import Options

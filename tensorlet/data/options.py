@@ -6,7 +6,19 @@ wins per option; unset options read as None). They do not change how a
 pipeline runs: order is set by each transformation's own `deterministic`
 argument, and there are no graph rewrites or thread pools to tune.
 """
-__all__ = ["Options", "merge_options"]
+import enum
+
+__all__ = ["Options", "merge_options", "AutoShardPolicy"]
+
+
+class AutoShardPolicy(enum.IntEnum):
+  """How tf.distribute shards a dataset across workers
+  (`options.experimental_distribute.auto_shard_policy`; unset means AUTO)."""
+  OFF = -1   # every worker reads the whole dataset
+  AUTO = 0   # by files if the pipeline reads files, else by data
+  FILE = 1   # each worker reads its share of the input files
+  DATA = 2   # each worker keeps its share of every global batch
+  HINT = 3   # tensorlet has no SHARD_HINT placeholders: as OFF
 
 
 class _OptionsGroup:

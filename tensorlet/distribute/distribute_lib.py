@@ -264,8 +264,9 @@ class StrategyExtended:
     return getattr(v, "_tl_extended", None) is self
 
   # --------------------------------------------------------------- variables
-  def _make_variable(self, args, kwargs):
-    """The object tf.Variable(*args, **kwargs) returns in this strategy's scope."""
+  def _make_variable(self, args, kwargs, base=_variables.Variable):
+    """The object tf.Variable(*args, **kwargs) (or base(...), a Variable subclass that
+    asks to be distributed) returns in this strategy's scope."""
     if not self._distribute_variables:
       return None
     from tensorlet.distribute import distributed_variables as dv
@@ -273,6 +274,8 @@ class StrategyExtended:
     sync = bound.get("synchronization", _variables.VariableSynchronization.AUTO)
     cls = dv.SyncOnReadVariable if sync is _variables.VariableSynchronization.ON_READ \
         else dv.MirroredVariable
+    if base is not _variables.Variable:
+      cls = _distributed_subclass(base, cls)
     r = state.replica
     if r is not None and r._extended is self and r._coordinator is not None:
       return r._coordinator.variable(r._local_id, cls)
@@ -280,11 +283,21 @@ class StrategyExtended:
 
 
 _VARIABLE_SIGNATURE = inspect.signature(_variables.Variable.__init__)
+_SUBCLASSES = {}
 
 
-def _create_variable(args, kwargs):
+def _distributed_subclass(base, dist_cls):
+  """base's behaviour over dist_cls's distribution (TF's AutoCastDistributedVariable)."""
+  key = (base, dist_cls)
+  if key not in _SUBCLASSES:
+    _SUBCLASSES[key] = type(base._tl_distributed_name, (base, dist_cls),
+                            {"__module__": base.__module__})
+  return _SUBCLASSES[key]
+
+
+def _create_variable(args, kwargs, cls=_variables.Variable):
   ext = current_extended()
-  return None if ext is None else ext._make_variable(args, kwargs)
+  return None if ext is None else ext._make_variable(args, kwargs, cls)
 
 
 _variables._creator = _create_variable

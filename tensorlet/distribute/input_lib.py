@@ -5,10 +5,21 @@ experimental_distribute_dataset: every worker iterates the same dataset; each gl
 batch of b elements is cut into num_replicas_in_sync pieces of ceil(b / n) elements in
 replica order (the last ones shorter or empty, as TF's rebatching), and each worker
 keeps the pieces of its own replicas: sharding by data.
+
+The dataset's `options().experimental_distribute.auto_shard_policy` chooses how workers
+share it, as TF: DATA as above; OFF (and HINT) every worker reads the whole dataset and
+steps through all the pieces of every global batch, its replicas' share at a time; FILE
+each worker reads its share of the input files (file i when i % workers == its index)
+and steps through all the pieces of its own global batches, the workers agreeing each
+step whether any has data left (those that ran out get empty batches); AUTO (the
+default) is FILE when the pipeline reads files, else DATA.
 """
 import enum
 
+import numpy as np
+
 from tensorlet import _nest as nest
+from tensorlet import errors
 from tensorlet.distribute.values import PerReplica
 
 __all__ = ["InputContext", "InputOptions", "InputReplicationMode", "RunOptions", "ValueContext", "DistributedDataset",
@@ -95,6 +106,8 @@ def split_batch(t, n, first, count):
   from tensorlet.composite_tensor import CompositeTensor
   from tensorlet.ops import array_ops, math_ops
   from tensorlet.tensor import convert_to_tensor
+  if isinstance(t, CompositeTensor) and hasattr(t, "dense_shape"):
+    return _split_sparse(t, n, first, count)
   if isinstance(t, CompositeTensor):
     b = t.shape[0] if t.shape.rank else None
     if b is None or not hasattr(t, "nrows"):
@@ -116,6 +129,37 @@ def split_batch(t, n, first, count):
   per = (bt + n - 1) // n
   return [t[math_ops.minimum(i * per, bt):math_ops.minimum((i + 1) * per, bt)]
           for i in range(first, first + count)]
+
+
+def _sparse_rows(t, lo, hi):
+  """Rows lo..hi-1 of a SparseTensor: their entries renumbered from row 0, dense_shape
+  [hi - lo, ...]."""
+  from tensorlet import dtypes
+  from tensorlet.ops import array_ops, indexing_ops, math_ops
+  lo, hi = math_ops.cast(lo, dtypes.int64), math_ops.cast(hi, dtypes.int64)
+  rows = t.indices[:, 0]
+  keep = math_ops.logical_and(math_ops.greater_equal(rows, lo), math_ops.less(rows, hi))
+  rest = t.dense_shape[1:]
+  shift = array_ops.concat([array_ops.reshape(lo, [1]), array_ops.zeros_like(rest)], 0)
+  shape = array_ops.concat([array_ops.reshape(hi - lo, [1]), rest], 0)
+  return type(t)(math_ops.subtract(indexing_ops.boolean_mask(t.indices, keep), shift),
+                 indexing_ops.boolean_mask(t.values, keep), shape)
+
+
+def _split_sparse(t, n, first, count):
+  """A SparseTensor's rows cut as a dense batch's."""
+  from tensorlet.ops import math_ops
+  b = t.shape[0] if t.shape.rank else None
+  b = t.dense_shape[0] if b is None else b
+  per = (b + n - 1) // n
+  return [_sparse_rows(t, math_ops.minimum(i * per, b), math_ops.minimum((i + 1) * per, b))
+          for i in range(first, first + count)]
+
+
+def _row_slice(t, lo, hi):
+  if hasattr(t, "dense_shape") and hasattr(t, "indices"):
+    return _sparse_rows(t, lo, hi)
+  return t[lo:hi]
 
 
 def split_structure(element, extended):
@@ -154,6 +198,54 @@ class DistributedIterator:
     return self._element_spec
 
 
+_OFF, _AUTO, _FILE, _DATA, _HINT = -1, 0, 1, 2, 3
+
+
+def _shard_policy(dataset):
+  try:
+    policy = dataset.options().experimental_distribute.auto_shard_policy
+  except AttributeError:  # an iterable that is not a tf.data.Dataset
+    return _DATA
+  return _AUTO if policy is None else int(policy)
+
+
+def _empty_from_spec(spec):
+  """A batch of 0 rows for each leaf of an element_spec."""
+  from tensorlet.tensor import convert_to_tensor
+
+  def empty(s):
+    dims = [0] + [d if d is not None else 0 for d in list(s.shape)[1:]]
+    return convert_to_tensor(np.zeros(dims, s.dtype.as_numpy_dtype), s.dtype)
+  return nest.map_structure(empty, spec)
+
+
+def _all_pieces(element, n):
+  """The n pieces of a global batch, each in the element's structure."""
+  flat = nest.flatten(element)
+  cut = [split_batch(t, n, 0, n) for t in flat]
+  return [nest.pack_sequence_as(element, [c[i] for c in cut]) for i in range(n)]
+
+
+def _fixed_pieces(element, per):
+  """A global batch cut into pieces of `per` rows (the last shorter), as TF rebatches
+  when every worker steps through every piece."""
+  flat = nest.flatten(element)
+  b = flat[0].shape[0]
+  return [nest.pack_sequence_as(element, [_row_slice(t, i, min(i + per, b)) for t in flat])
+          for i in range(0, b, per)]
+
+
+def _rows(piece):
+  return nest.flatten(piece)[0].shape[0] != 0
+
+
+def _per_replica(parts):
+  if len(parts) == 1:
+    return parts[0]
+  flat = [nest.flatten(p) for p in parts]
+  return nest.pack_sequence_as(parts[0], [PerReplica(v) for v in zip(*flat)])
+
+
 class DistributedDataset:
   """A dataset whose elements are split across the replicas in sync."""
 
@@ -164,26 +256,91 @@ class DistributedDataset:
       raise TypeError(f"experimental_distribute_dataset expects a tf.data.Dataset, got "
                       f"{type(dataset).__name__}")
     self._dataset, self._extended, self._options = dataset, extended, options
+    self._mode = "data"
+    c = extended._collectives
+    if c.size > 1:
+      policy = _shard_policy(dataset)
+      if policy in (_OFF, _HINT):
+        self._mode = "all"
+      elif policy == _FILE:
+        self._dataset, self._mode = dataset._tl_shard_by_files(c.size, c.rank), "files"
+      elif policy == _AUTO and hasattr(dataset, "_tl_shard_by_files"):
+        try:
+          self._dataset, self._mode = dataset._tl_shard_by_files(c.size, c.rank), "files"
+        except (errors.NotFoundError, errors.InvalidArgumentError):
+          pass  # no files, or too few: by data
 
   def __iter__(self):
     it = iter(self._dataset)
     ext = self._extended
-    return DistributedIterator(lambda: split_structure(next(it), ext), self.element_spec)
+    if self._mode == "data":
+      return DistributedIterator(lambda: split_structure(next(it), ext), self.element_spec)
+    n, k, coll = ext._num_replicas_in_sync, ext._num_local, ext._collectives
+    size = self._dataset._tl_batch_size() if hasattr(self._dataset, "_tl_batch_size") else None
+    if size:
+      per = -(-size // n)
+      pieces = (p for e in it for p in _fixed_pieces(e, per))
+    else:
+      pieces = (p for e in it for p in _all_pieces(e, n) if _rows(p))
+    sync = self._mode == "files"
+
+    def step():
+      parts = []
+      for p in pieces:
+        parts.append(p)
+        if len(parts) == k:
+          break
+      if sync:  # workers read different files: go on while any has data
+        (total,) = coll.all_reduce([np.array(len(parts), np.int64)], "sum")
+        if int(total) == 0:
+          raise StopIteration
+        if not parts:
+          parts = [_empty_from_spec(self.element_spec)]
+      elif not parts:
+        raise StopIteration
+      while len(parts) < k:
+        parts.append(nest.map_structure(_empty_like, parts[0]))
+      return _per_replica(parts)
+    return DistributedIterator(step, self.element_spec)
 
   @property
   def element_spec(self):
     return getattr(self._dataset, "element_spec", None)
 
   def cardinality(self):
-    """The number of steps (the underlying dataset's number of global batches)."""
-    return self._dataset.cardinality()
+    """The number of steps: the global batches (times workers when each steps through
+    every piece; unknown when workers read different files)."""
+    from tensorlet.tensor import convert_to_tensor
+    card = self._dataset.cardinality()
+    if self._mode == "data":
+      return card
+    n = int(card)
+    if self._mode == "files":
+      n = -2  # unknown
+    elif n >= 0:
+      n *= self._extended._collectives.size
+    return convert_to_tensor(np.int64(n))
 
   def __tl_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names, opts):
     # AutoGraph's `for x in dist_dataset` in a tf.function: the dataset's own graph loop,
     # each global batch split before the body sees it.
     ext = self._extended
-    self._dataset.__tl_for_stmt__(extra_test, lambda e: body(split_structure(e, ext)),
-                                  get_state, set_state, symbol_names, opts)
+    if self._mode == "data":
+      self._dataset.__tl_for_stmt__(extra_test, lambda e: body(split_structure(e, ext)),
+                                    get_state, set_state, symbol_names, opts)
+      return
+    if extra_test is not None:
+      raise NotImplementedError(
+          "`break` or `return` inside a tf.function loop over a distributed dataset that "
+          "every worker steps through whole (auto_shard_policy OFF or FILE) is not "
+          "implemented in tensorlet; iterate it outside the tf.function")
+    n, k = ext._num_replicas_in_sync, ext._num_local
+
+    def steps(e):  # one global batch: workers' worth of steps, unrolled in the body
+      pieces = _all_pieces(e, n)
+      for j in range(0, n, k):
+        body(_per_replica(pieces[j:j + k]))
+    self._dataset.__tl_for_stmt__(None, steps, get_state, set_state, symbol_names, opts)
 
 
 def _empty_like(t):
@@ -221,13 +378,14 @@ class DistributedDatasetsFromFunction:
     return DistributedIterator(step, self.element_spec)
 
   def __tl_for_stmt__(self, extra_test, body, get_state, set_state, symbol_names, opts):
-    if self._extended._num_local != 1:
-      raise NotImplementedError(
-          "AutoGraph's `for` over distribute_datasets_from_function's dataset with several "
-          "local replicas is not implemented in tensorlet: iterate it outside the "
-          "tf.function and pass each element in, or use experimental_distribute_dataset")
-    # One replica per worker: the worker's dataset is the replica's.
-    self._dataset.__tl_for_stmt__(extra_test, body, get_state, set_state, symbol_names, opts)
+    k = self._extended._num_local
+    if k == 1:  # one replica per worker: the worker's dataset is the replica's
+      self._dataset.__tl_for_stmt__(extra_test, body, get_state, set_state, symbol_names, opts)
+      return
+    # Several: a loop over tuples of k consecutive elements (empty batches fill the last).
+    self._dataset._tl_consecutive(k).__tl_for_stmt__(
+        extra_test, lambda e: body(_per_replica(list(e))), get_state, set_state, symbol_names,
+        opts)
 
   @property
   def element_spec(self):

@@ -7,9 +7,15 @@ when all have paused, the merge function runs once in the caller's thread, in
 cross-replica context, then the replicas resume in order. Because they take turns, a
 tf.function being traced sees each replica's ops added in turn to the same graph, and
 results are deterministic.
+
+The threads are kept per strategy and reused by the next call (starting two threads per
+call cost more than a small replica function); a call made while they are busy (from
+another thread, or from inside a replica function) gets threads of its own.
 """
+import queue
 import sys
 import threading
+import weakref
 
 from tensorlet.context import ctx
 from tensorlet.distribute import values as _values
@@ -40,10 +46,63 @@ def call_for_each_replica(strategy, fn, args, kwargs):
   return _Coordinator(strategy, fn, args, kwargs, base).run()
 
 
-class _ReplicaThread(threading.Thread):
+def _reset_thread_state():
+  """A pooled thread back to a new thread's context between calls."""
+  ctx.__init__()
+  state.__init__()
+  summary = sys.modules.get("tensorlet.summary._writer")
+  if summary is not None:
+    summary.state.__init__()
+
+
+def _serve(jobs):
+  while True:
+    job = jobs.get()
+    if job is None:
+      return
+    try:
+      job.run()
+    finally:
+      job = None  # holds the strategy: let it go while waiting for the next call
+      _reset_thread_state()
+
+
+class _Pool:
+  """Threads that run one replica's job each per call, kept while the strategy lives."""
+
+  def __init__(self, n):
+    self.lock = threading.Lock()
+    self.queues = [queue.SimpleQueue() for _ in range(n)]
+    for i, q in enumerate(self.queues):
+      threading.Thread(target=_serve, args=(q,), name=f"tensorlet-replica-{i}",
+                       daemon=True).start()
+
+  def close(self):
+    for q in self.queues:
+      q.put(None)
+
+
+def _pool_of(strategy, n):
+  pool = strategy.__dict__.get("_tl_replica_pool")
+  if pool is None or len(pool.queues) != n:
+    if pool is not None:
+      pool.close()
+    pool = _Pool(n)
+    strategy._tl_replica_pool = pool
+    weakref.finalize(strategy, pool.close)
+  return pool
+
+
+class _OwnThread(threading.Thread):
+  """A thread for one job (the strategy's pool is busy)."""
+
+  def __init__(self, job):
+    super().__init__(target=job.run, name=f"tensorlet-replica-{job.local_id}", daemon=True)
+
+
+class _ReplicaJob:
 
   def __init__(self, coordinator, local_id, fn, args, kwargs):
-    super().__init__(name=f"tensorlet-replica-{local_id}", daemon=True)
     self.coordinator, self.local_id = coordinator, local_id
     self.fn, self.args, self.kwargs = fn, args, kwargs
     self.should_run, self.has_paused = threading.Event(), threading.Event()
@@ -96,7 +155,7 @@ class _Coordinator:
   def __init__(self, strategy, fn, args, kwargs, base):
     self.strategy, self.base = strategy, base
     n = strategy.extended._num_local
-    self.threads = [_ReplicaThread(self, i, fn, args, kwargs) for i in range(n)]
+    self.threads = [_ReplicaJob(self, i, fn, args, kwargs) for i in range(n)]
     self.created = []  # variables replica 0 created, in order
 
   def variable(self, local_id, cls):
@@ -135,8 +194,16 @@ class _Coordinator:
     raise error[1].with_traceback(error[2])
 
   def run(self):
-    for t in self.threads:
-      t.start()
+    pool = _pool_of(self.strategy, len(self.threads))
+    pooled = pool.lock.acquire(blocking=False)
+    own = []
+    if pooled:
+      for q, t in zip(pool.queues, self.threads):
+        q.put(t)
+    else:
+      own = [_OwnThread(t) for t in self.threads]
+      for th in own:
+        th.start()
     try:
       for t in self.threads:
         t.step()
@@ -153,8 +220,14 @@ class _Coordinator:
               "make the same synchronizing calls in the same order"), None))
         self._merge()
     finally:
-      for t in self.threads:
-        t.join(timeout=1.0)
+      # Every job has returned (done is set last); its thread is free again.
+      for th in own:
+        th.join(timeout=1.0)
+      if pooled:
+        if all(t.done for t in self.threads):
+          pool.lock.release()
+        else:  # interrupted while replicas were paused: leave those threads to them
+          self.strategy._tl_replica_pool = None
     return _values.regroup([t.result for t in self.threads])
 
   def _merge(self):

@@ -53,10 +53,23 @@ def test_checkpoint_manager_writes_on_the_chief_only(two_cpus, fake_workers, tmp
     total = tf.Variable(3.0, synchronization=tf.VariableSynchronization.ON_READ,
                         aggregation=tf.VariableAggregation.SUM)
   ckpt = tf.train.Checkpoint(v=v, total=total)
+  written = []
+  write = ckpt.write
+
+  def recording_write(prefix, options=None):  # what was on disk right after the write
+    out = write(prefix, options)
+    written.append((os.path.relpath(prefix, tmp_path), _files(tmp_path)))
+    return out
+  ckpt.write = recording_write
   manager = tf.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=2)
   path = manager.save()  # outside the scope: the process is still worker `rank`
   assert path == str(tmp_path / "ckpt-1")
   if rank == 0:
+    assert written[0][0] == "ckpt-1"
     assert "checkpoint" in _files(tmp_path) and tf.train.latest_checkpoint(str(tmp_path))
   else:
+    # The worker wrote a whole checkpoint, into its temporary directory only, then
+    # removed it.
+    assert written[0][0] == "workertemp_1/ckpt-1"
+    assert written[0][1] and all(f.startswith("workertemp_1/") for f in written[0][1])
     assert _files(tmp_path) == []

@@ -136,8 +136,23 @@ def test_loops_over_datasets_from_function_in_tf_function(two_cpus, fake_workers
   s = tf.distribute.MirroredStrategy(["/cpu:0"], collectives=fake_workers(rank=1, size=2))
   assert int(epoch(s.distribute_datasets_from_function(dataset_fn), s)) == 32
   two = tf.distribute.MirroredStrategy(two_cpus)
-  with pytest.raises(NotImplementedError, match="several local replicas"):
-    epoch(two.distribute_datasets_from_function(dataset_fn), two)
+  # Two local replicas take consecutive elements: [0 1 | 2 3], [4 5 | 6 7] (the same
+  # total as iterating eagerly), and the loop stops after the last pair.
+  assert int(epoch(two.distribute_datasets_from_function(dataset_fn), two)) == 28
+
+  @tf.function
+  def weighted(dist, strategy):
+    total = tf.constant(0, tf.int64)
+    for x in dist:
+      total += strategy.reduce("SUM", strategy.run(_weighted, args=(x,)), axis=None)
+    return total
+  three = lambda ctx: tf.data.Dataset.range(6).batch(2)  # noqa: E731
+  eager = sum(int(two.reduce("SUM", two.run(_weighted, args=(x,)), axis=None))
+              for x in two.distribute_datasets_from_function(three))
+  # [0 1 | 2 3] -> 1 + 2*5, [4 5 | (empty)] -> 9: the left-over replica gets nothing.
+  assert int(weighted(two.distribute_datasets_from_function(three), two)) == eager == 20
+  with pytest.raises(NotImplementedError, match="batched dense tensors"):
+    weighted(two.distribute_datasets_from_function(lambda ctx: tf.data.Dataset.range(3)), two)
 
 
 def test_ragged_batches_split_by_rows(two_cpus):
@@ -147,6 +162,48 @@ def test_ragged_batches_split_by_rows(two_cpus):
   (b,) = list(s.experimental_distribute_dataset(ds))
   assert [r.to_list() for r in s.experimental_local_results(b)] == [[[1, 2], [3]],
                                                                     [[4, 5, 6], [7]]]
-  sparse = tf.data.Dataset.from_tensors(tf.sparse.SparseTensor([[0, 0]], [1.0], [2, 2]))
-  with pytest.raises(ValueError, match="cannot split a batch of SparseTensor"):
-    list(s.experimental_distribute_dataset(sparse))
+
+
+def _sparse_pieces(strategy, x):
+  return [(t.indices.numpy().tolist(), t.values.numpy().tolist(), t.dense_shape.numpy().tolist())
+          for t in strategy.experimental_local_results(x)]
+
+
+def test_sparse_batches_split_by_rows(two_cpus):
+  s = tf.distribute.MirroredStrategy(two_cpus)
+  st = tf.sparse.SparseTensor([[0, 0], [1, 1], [2, 0], [2, 2], [4, 1], [5, 0]],
+                              [1., 2., 3., 4., 5., 6.], [6, 3])
+  # As real TF 2.21: each piece keeps its rows' entries, renumbered, shape [rows, 3].
+  want = {3: [[([[0, 0], [1, 1]], [1.0, 2.0], [2, 3]), ([[0, 0], [0, 2]], [3.0, 4.0], [1, 3])],
+              [([[1, 1]], [5.0], [2, 3]), ([[0, 0]], [6.0], [1, 3])]],
+          2: [[([[0, 0]], [1.0], [1, 3]), ([[0, 1]], [2.0], [1, 3])],
+              [([[0, 0], [0, 2]], [3.0, 4.0], [1, 3]), ([], [], [1, 3])],
+              [([[0, 1]], [5.0], [1, 3]), ([[0, 0]], [6.0], [1, 3])]]}
+  for b, pieces in want.items():
+    ds = tf.data.Dataset.from_tensor_slices(st).batch(b)
+    assert [_sparse_pieces(s, x) for x in s.experimental_distribute_dataset(ds)] == pieces
+  ds = tf.data.Dataset.from_tensor_slices({"s": st, "d": tf.range(6)}).batch(6)
+  (x,) = list(s.experimental_distribute_dataset(ds))
+  assert _sparse_pieces(s, x["s"])[1] == ([[1, 1], [2, 0]], [5.0, 6.0], [3, 3])
+  assert s.experimental_local_results(x["d"])[1].numpy().tolist() == [3, 4, 5]
+
+  @tf.function
+  def total(dist):  # split inside a graph loop too
+    out = tf.constant(0.0)
+    for x in dist:
+      out += s.reduce("SUM", s.run(lambda sp: tf.sparse.reduce_sum(sp) *
+                                   tf.cast(tf.shape(sp)[0], tf.float32), args=(x,)), axis=None)
+    return out
+  # rows 0-2 -> (1+2)*2 + (3+4)*1, rows 3-5 -> 5*2 + 6*1
+  assert float(total(s.experimental_distribute_dataset(
+      tf.data.Dataset.from_tensor_slices(st).batch(3)))) == 13.0 + 16.0
+
+
+def test_batches_of_unknown_rows_that_cannot_be_cut():
+  from tensorlet.distribute.input_lib import split_batch
+
+  @tf.function(input_signature=[tf.RaggedTensorSpec([None, None], tf.int32)])
+  def cut(r):
+    return split_batch(r, 2, 0, 2)
+  with pytest.raises(ValueError, match="cannot split a batch of RaggedTensor"):
+    cut(tf.ragged.constant([[1], [2, 3]]))

@@ -236,3 +236,46 @@ def test_merge_call_with_one_replica_passes_values_through():
     assert got[0] != "PerReplica"
     if s is not tf.distribute.get_strategy():
       assert got[1] is True
+
+
+def test_run_reuses_its_replica_threads(two_cpus):
+  import threading
+  s = tf.distribute.MirroredStrategy(two_cpus)
+
+  def who(x):
+    tf.distribute.get_replica_context().all_reduce("SUM", x)
+    return threading.get_ident()
+  first = s.experimental_local_results(s.run(who, args=(tf.constant(1.0),)))
+  again = s.experimental_local_results(s.run(who, args=(tf.constant(1.0),)))
+  assert first == again and len(set(first)) == 2
+
+
+  def fails(x):
+    if tf.distribute.get_replica_context().replica_id_in_sync_group == 1:
+      raise ValueError("replica 1 failed")
+    return tf.distribute.get_replica_context().all_reduce("SUM", x)
+  with pytest.raises(ValueError, match="replica 1 failed"):
+    s.run(fails, args=(tf.constant(1.0),))
+  # The failure unwound both replicas; the same threads serve the next call.
+  assert s.experimental_local_results(s.run(who, args=(tf.constant(1.0),))) == first
+
+
+def test_replica_threads_end_with_their_strategy(two_cpus):
+  import gc
+  import threading
+  import time
+
+  def replica_threads():
+    return {t for t in threading.enumerate() if t.name.startswith("tensorlet-replica-")}
+  before = replica_threads()
+  s = tf.distribute.MirroredStrategy(two_cpus)
+  s.run(lambda x: x + 1.0, args=(tf.constant(1.0),))
+  mine = replica_threads() - before
+  assert len(mine) == 2
+  del s
+  gc.collect()
+  for _ in range(200):
+    if not any(t.is_alive() for t in mine):
+      break
+    time.sleep(0.01)
+  assert not any(t.is_alive() for t in mine)

@@ -93,3 +93,43 @@ def test_initial_values_are_broadcast_from_the_chief(two_cpus, fake_workers):
   with s.scope():
     tf.Variable([1.0, 2.0])
   assert coll.calls == [("broadcast", 1, 0)]
+
+
+@pytest.fixture
+def mixed_float16():
+  tf.keras.mixed_precision.set_global_policy("mixed_float16")
+  yield
+  tf.keras.mixed_precision.set_global_policy(None)
+
+
+def _mixed_model():
+  tf.keras.utils.set_random_seed(3)
+  model = tf.keras.Sequential([tf.keras.layers.Dense(4, input_shape=(3,)),
+                               tf.keras.layers.Dense(1, dtype="float32")])
+  model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+  return model
+
+
+def test_mixed_precision_variables_are_mirrored(two_cpus, mixed_float16):
+  from tensorlet.keras.mixed_precision.autocast_variable import AutoCastVariable
+  s = tf.distribute.MirroredStrategy(two_cpus)
+  with s.scope():
+    model = _mixed_model()
+  k = model.layers[0].kernel
+  # As TF 2.21: an AutoCastDistributedVariable, both autocasting and mirrored.
+  assert type(k).__name__ == "AutoCastDistributedVariable"
+  assert isinstance(k, AutoCastVariable) and isinstance(k, MirroredVariable)
+  assert s.extended.variable_created_in_scope(k) and len(k.values) == 2
+  assert k.dtype == tf.float32 and k.true_dtype == tf.float32
+  x = np.arange(24, dtype="float32").reshape(8, 3) / 24
+  y = x.sum(1, keepdims=True)
+  out = s.run(lambda xb: model.layers[0](xb), args=(tf.constant(x[:2]),))
+  assert {t.dtype for t in s.experimental_local_results(out)} == {tf.float16}
+  # Training reduces the replicas' float32 gradients into the one float32 variable:
+  # the same weights as one replica on the whole batch.
+  model.fit(x, y, batch_size=8, epochs=3, verbose=0)
+  one = _mixed_model()
+  one.fit(x, y, batch_size=8, epochs=3, verbose=0)
+  for a, b in zip(model.get_weights(), one.get_weights()):
+    np.testing.assert_allclose(a, b, rtol=2e-3, atol=2e-3)
+  assert not np.allclose(model.get_weights()[0], _mixed_model().get_weights()[0])

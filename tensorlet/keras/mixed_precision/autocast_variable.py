@@ -35,6 +35,9 @@ class AutoCastVariable(Variable):
   """A floating Variable read as the active autocast dtype."""
 
   _reading = False
+  # Made in a strategy's scope: an AutoCastDistributedVariable, also a MirroredVariable
+  # (or SyncOnReadVariable), as TF's.
+  _tl_distributed_name = "AutoCastDistributedVariable"
 
   def _as_tensor(self):
     self._reading = True  # the read itself is of the float32 variable
