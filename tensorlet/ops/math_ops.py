@@ -478,7 +478,10 @@ def _matmul_kernel(a, b, *, transpose_a=False, transpose_b=False):
 # NOTE: multiply-adds per piece of a split GEMM: pieces of 32x21632 @ 21632x128 (the
 # MNIST convnet's Dense kernel) near 0.5-1 ms each on one core.
 _SPLIT_WORK = 8_000_000
-_SPLIT_MIN = 2 * _SPLIT_WORK
+# NOTE: the LSTM's and Transformer's 33-52M products (3200x64 @ 64x256, ...) gained no
+# wall time split on the busy host and cost 2-3 ms of CPU per step; the convnet's 88M
+# ones (and W2's 1000^3) gained.
+_SPLIT_MIN = 64_000_000
 _MAX_PIECES = 8
 
 
