@@ -47,9 +47,15 @@ def test_serial_when_one_thread(monkeypatch):
   assert names == ["MainThread"] * 5
 
 
-def test_fixed_intra_op_count_keeps_kernels_serial(monkeypatch):
-  monkeypatch.setattr(bt, "_enabled", False)
-  assert _parallel.threads() == 1
+def test_fixed_intra_op_count_keeps_kernels_serial():
+  import tensorlet as tf
+  before = tf.config.threading.get_intra_op_parallelism_threads()
+  try:
+    tf.config.threading.set_intra_op_parallelism_threads(2)
+    assert _parallel.threads() == 1
+  finally:
+    tf.config.threading.set_intra_op_parallelism_threads(before)
+  assert _parallel.threads() == (min(bt._max, bt._ncpu) if bt.policy_enabled() else 1)
 
 
 @pytest.mark.parametrize("m,k,n", [(32, 21632, 128), (21632, 32, 128), (32, 128, 21632),
