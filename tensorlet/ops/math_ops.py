@@ -7,6 +7,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops
 from tensorlet.ops import _blas_threads as _bt
+from tensorlet.ops import _parallel
 from tensorlet.ops import dispatch
 from tensorlet.ops._common import name_scoped
 from tensorlet.ops._common import (BOOL, FLOAT, FLOAT_C, INT, NUM_STR, NUMERIC, REAL,
@@ -507,8 +508,56 @@ def _matmul_kernel(a, b, *, transpose_a=False, transpose_b=False):
     a = a.swapaxes(-1, -2)
   if transpose_b:
     b = b.swapaxes(-1, -2)
+  if a.ndim == 2 and b.ndim == 2 and a.shape[0] * a.shape[1] * b.shape[1] >= _SPLIT_MIN:
+    return _split_matmul(a, b)
   _bt.matmul(a, b)
   return a @ b
+
+
+# NOTE: multiply-adds per piece of a split GEMM: pieces of 32x21632 @ 21632x128 (the
+# MNIST convnet's Dense kernel) near 0.5-1 ms each on one core.
+_SPLIT_WORK = 8_000_000
+# NOTE: the LSTM's and Transformer's 33-52M products (3200x64 @ 64x256, ...) gained no
+# wall time split on the busy host and cost 2-3 ms of CPU per step; the convnet's 88M
+# ones (and W2's 1000^3) gained.
+_SPLIT_MIN = 64_000_000
+_MAX_PIECES = 8
+
+
+def _split_matmul(a, b):
+  """A big 2-D product in pieces on _parallel's threads: row blocks of `a`, column
+  blocks of `b`, or (both small) blocks of the inner dimension summed at the end."""
+  (m, k), n = a.shape, b.shape[1]
+  pieces = min(_MAX_PIECES, m * n * k // _SPLIT_WORK)
+  t = _parallel.threads()
+  if t < 2 or pieces < 2 or not np.issubdtype(np.result_type(a, b), np.inexact):
+    _bt.matmul(a, b)
+    return a @ b
+  big = max(m, n, k)
+  bounds = [big * i // pieces for i in range(pieces + 1)]
+  if big == k and (m < 64 and n < 64 or m * n < k):
+    parts = [None] * pieces
+
+    def piece(i):
+      parts[i] = a[:, bounds[i]:bounds[i + 1]] @ b[bounds[i]:bounds[i + 1]]
+    _parallel.run(piece, pieces, t)
+    out = parts[0]
+    for p in parts[1:]:
+      out += p
+    return out
+  out = np.empty((m, n), np.result_type(a, b))
+  if big == m or m >= n:
+    bounds = [m * i // pieces for i in range(pieces + 1)]
+
+    def piece(i):
+      np.matmul(a[bounds[i]:bounds[i + 1]], b, out=out[bounds[i]:bounds[i + 1]])
+  else:
+    bounds = [n * i // pieces for i in range(pieces + 1)]
+
+    def piece(i):
+      out[:, bounds[i]:bounds[i + 1]] = a @ b[:, bounds[i]:bounds[i + 1]]
+  _parallel.run(piece, pieces, t)
+  return out
 
 
 def _matmul_expr(attrs, node=None):

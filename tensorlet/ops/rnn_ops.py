@@ -11,6 +11,7 @@ previous output and cell state, and returns `(h, c)`:
 import numpy as np
 
 from tensorlet import dtypes as _dt
+from tensorlet.ops import _blas_threads as _bt
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
 from tensorlet.ops._common import name_scoped
@@ -46,6 +47,7 @@ def _check(x, h, c_prev, r):
 @op("LSTMStep", dtypes=_FLOAT, shape=_step_shape, num_outputs=2)
 def LSTMStep(x, h, c_prev, r):
   _check(x, h, c_prev, r)
+  _bt.gemm(h.size // r.shape[0], r.shape[1], r.shape[0])
   z = h @ r
   z += x
   u = r.shape[0]
@@ -63,6 +65,10 @@ def LSTMStepGrad(x, h, c_prev, r, dh, dc):
   """(dx, dh_prev, dc_prev, dr) of LSTMStep in one kernel (used when no tape records the
   gradient). It recomputes the step from the op's inputs rather than reading its outputs,
   so in a while_loop's gradient the replayed forward step is dead and pruned."""
+  # NOTE: the three products here (32x64 @ 64x256 in the LSTM benchmark) are above
+  # OpenBLAS's own one-thread size: left at 2 threads by an earlier big GEMM they ran
+  # 9x slower (h.T @ dz: 178 vs 20 us) on a busy 2-core host.
+  _bt.gemm(h.size // r.shape[0], r.shape[1], r.shape[0])
   z = h @ r
   z += x
   u = r.shape[0]
