@@ -71,3 +71,32 @@ def test_eager_loss_and_optimizer_unchanged():
   v = tf.Variable(1.0)
   tf.keras.optimizers.Adam(0.1).apply_gradients([(tf.constant(1.0), v)])
   assert abs(v.numpy() - 0.9) < 1e-5
+
+
+def test_trace_export_of_a_custom_train_step(tmp_path):
+  tf.keras.backend.clear_session()
+  layer = tf.keras.layers.Dense(2)
+  layer.build((None, 3))
+  opt = tf.keras.optimizers.Adam(0.01)
+
+  @tf.function
+  def step(x):
+    with tf.GradientTape() as tape:
+      loss = tf.reduce_sum(layer(x) ** 2)
+    grads = tape.gradient(loss, layer.trainable_variables)
+    opt.apply_gradients(zip(grads, layer.trainable_variables))
+    return loss
+
+  writer = tf.summary.create_file_writer(str(tmp_path))
+  tf.summary.trace_on(graph=True)
+  step(tf.ones([4, 3]))
+  with writer.as_default():
+    tf.summary.trace_export("step", step=0)
+  writer.close()
+  acc = ea.EventAccumulator(str(tmp_path))
+  acc.Reload()
+  ops = {n.name: n.op for n in acc.Graph().node}
+  applies = [k for k, op in ops.items() if op.startswith("ResourceApply")]
+  assert len(applies) == 2 and all(k.startswith("Adam/") for k in applies)
+  assert any(k.startswith("gradient_tape/dense/") for k in ops)
+  assert not any(k.startswith("ReadVariableOp/") for k in ops)
