@@ -22,6 +22,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.context import ctx
 from tensorlet.data import ops
 from tensorlet.ops.registry import execute
+from tensorlet.polymorphic_function import user_code
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet.tensor_spec import TensorSpec
 from tensorlet.types import TraceType
@@ -504,6 +505,12 @@ class DatasetV2:
     from tensorlet.data.transformations import _OptionsDataset
     return _OptionsDataset(self, options)
 
+
+
+# The methods that trace a user function: an error there reads "in user code"
+# without tensorlet's frames (polymorphic_function/user_code.py).
+user_code.filter_methods(DatasetV2, ("reduce", "map", "filter", "flat_map", "take_while",
+                                "interleave", "group_by_window", "scan"))
 
 Dataset = DatasetV2
 

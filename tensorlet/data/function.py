@@ -10,7 +10,7 @@ as TensorFlow does; a returned list becomes a tuple.
 from tensorlet import _nest as nest
 from tensorlet.data import structure
 from tensorlet.errors import InvalidArgumentError
-from tensorlet.polymorphic_function import trace
+from tensorlet.polymorphic_function import trace, user_code
 from tensorlet.tensor import Tensor, convert_to_tensor
 
 __all__ = ["StructuredFunction"]
@@ -79,7 +79,10 @@ class StructuredFunction:
       leaves = structure.flatten(out)
       return structure.to_components([_leaf_spec(x) for x in leaves], leaves)
     ident = name.replace(".", "_")
-    self.graph = trace.build_graph(wrapper, structure.graph_specs(flat_in), ident)
+    try:
+      self.graph = trace.build_graph(wrapper, structure.graph_specs(flat_in), ident)
+    except Exception as e:
+      raise user_code.prepared(e)
     self.structure = result["structure"]
     self.output_spec = nest.map_structure(_leaf_spec, self.structure)
     self.captures = trace.capture_values(self.graph)

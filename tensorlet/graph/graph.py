@@ -211,11 +211,12 @@ class Graph:
   # ------------------------------------------------------------- building
   def create_op(self, od, inputs, attrs, name=None):
     from tensorlet.context import ctx
-    inputs = [self._capture(t) for t in inputs]
-    base = ctx.scope + (name or od.name)
+    op_name = self.unique_name(ctx.scope + (name or od.name))
+    inputs = [t if isinstance(t, SymbolicTensor) and t.op.graph is self
+              else self.capture(t, op_name) for t in inputs]
     # NOTE: the node shares the caller's attrs dict with tape records of it, so a
     # gradient rule that switches an attribute on (While's keep_history) reaches the node.
-    op = Operation(self, od, self.unique_name(base), inputs, attrs)
+    op = Operation(self, od, op_name, inputs, attrs)
     op.source = _user_frame()
     specs = self._infer(od, inputs, attrs)
     op.outputs = tuple(SymbolicTensor(op, i, s, d) for i, (s, d) in enumerate(specs))
@@ -297,11 +298,6 @@ class Graph:
     except OverflowError as e:
       raise invalid_argument(od.name, f"{od.name}: a constant input is out of range ({e})") \
           from None
-
-  def _capture(self, t):
-    if isinstance(t, SymbolicTensor) and t.op.graph is self:
-      return t
-    return self.capture(t)
 
   def capture(self, t):
     raise ValueError(f"Tensor {t!r} must be from the same graph as the op that uses it.")
@@ -543,9 +539,11 @@ class FuncGraph(Graph):
     self._ops.append(op)
     return t
 
-  def capture(self, t):
+  def capture(self, t, consumer=None):
     """Inner placeholder standing for an outer value (eager tensor, variable handle,
-    or a tensor of an enclosing graph)."""
+    or a tensor of an enclosing graph); a variable's is named `<consumer>/resource`
+    after the first op using it, as TF names it, so TensorBoard draws it in that
+    op's scope."""
     key = id(t)
     hit = self.captures.get(key)
     if hit is not None:
@@ -557,8 +555,11 @@ class FuncGraph(Graph):
       raise out_of_scope_error(t)
     from tensorlet.tensor_spec import TensorSpec
     shape = t.shape if t.dtype is not _dt.resource else TensorShape([])
-    ph = self.placeholder(TensorSpec(shape, t.dtype), "Placeholder" if
-                          t.dtype is not _dt.resource else "ReadVariableOp/resource")
+    if t.dtype is not _dt.resource:
+      name = "Placeholder"
+    else:
+      name = f"{consumer or 'ReadVariableOp'}/resource"
+    ph = self.placeholder(TensorSpec(shape, t.dtype), name)
     if t.dtype is _dt.resource:
       from tensorlet.ops.state_ops import variable_of
       v = variable_of(t)

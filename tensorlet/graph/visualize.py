@@ -61,12 +61,28 @@ def _dot_body(g, prefix, lines, pad):
         lines.append(f"{pad}{_q(cluster + '/' + t.op.name)} -> {_q(node)} [style=dotted];")
 
 
-_ROW, _CHAR, _BOX_H, _GAP = 70, 7, 34, 20
+_EDGE, _CHAR, _BOX_H, _GAP, _TITLE = 36, 7, 34, 20, 18
 
 
 def to_svg(graph):
-  """A standalone SVG of a Graph or ConcreteFunction: ops in rows by depth."""
+  """A standalone SVG of a Graph or ConcreteFunction: ops in rows by depth;
+  the branch and body graphs of If/While/... are nested boxes (dashed, titled
+  `op.attr`) under their op, as the clusters of to_dot."""
   g = _graph_of(graph)
+  width, height, body = _svg_layout(g)
+  out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+         f'font-family="monospace" font-size="11">',
+         f"<title>{escape(g.name)}</title>",
+         '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
+         'markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" '
+         'fill="#555"/></marker></defs>']
+  out += body
+  out.append("</svg>")
+  return "\n".join(out) + "\n"
+
+
+def _svg_layout(g):
+  """(width, height, SVG elements) of graph `g` drawn from the origin."""
   ops = g.get_operations()
   depth = {}
   for op in ops:  # NOTE: program order is a topological order
@@ -76,43 +92,62 @@ def to_svg(graph):
   rows = {}
   for op in ops:
     rows.setdefault(depth[id(op)], []).append(op)
-  pos, width = {}, 0
-  for r, row in rows.items():
-    x = _GAP
-    for op in row:
-      label = _label(op)
-      w = max(len(s) for s in label) * _CHAR + 16
-      pos[id(op)] = (x, _GAP + r * _ROW, w, label)
+  pos, width, y = {}, 0, _GAP
+  for r in sorted(rows):
+    x, row_h = _GAP, 0
+    for op in rows[r]:
+      w, h, box_w, elements = _svg_block(op)
+      pos[id(op)] = (x, y, box_w, h, elements)
       x += w + _GAP
+      row_h = max(row_h, h)
     width = max(width, x)
-  height = _GAP + len(rows) * _ROW
-  out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-         f'font-family="monospace" font-size="11">',
-         f"<title>{escape(g.name)}</title>",
-         '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
-         'markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" '
-         'fill="#555"/></marker></defs>']
+    y += row_h + _EDGE
+  out = []
   for op in ops:
-    x, y, w, _ = pos[id(op)]
+    x, y0, w, _, _ = pos[id(op)]
     for t in op.inputs:
       if id(t.op) in pos:
-        sx, sy, sw, _ = pos[id(t.op)]
-        out.append(f'<line x1="{sx + sw // 2}" y1="{sy + _BOX_H}" x2="{x + w // 2}" y2="{y}" '
+        sx, sy, sw, sh, _ = pos[id(t.op)]
+        out.append(f'<line x1="{sx + sw // 2}" y1="{sy + sh}" x2="{x + w // 2}" y2="{y0}" '
                    f'stroke="#555" marker-end="url(#arrow)"><title>{escape(_tensor_label(t))}</title></line>')
     for c in op.control_inputs:
-      sx, sy, sw, _ = pos[id(c)]
-      out.append(f'<line x1="{sx + sw // 2}" y1="{sy + _BOX_H}" x2="{x + w // 2}" y2="{y}" '
+      sx, sy, sw, sh, _ = pos[id(c)]
+      out.append(f'<line x1="{sx + sw // 2}" y1="{sy + sh}" x2="{x + w // 2}" y2="{y0}" '
                  f'stroke="#999" stroke-dasharray="4 3" marker-end="url(#arrow)"/>')
   for op in ops:
-    x, y, w, label = pos[id(op)]
-    fill = "#fef7e0" if op.opdef is not None and op.opdef.is_placeholder else "#e8f0fe"
-    out.append(f'<g><rect x="{x}" y="{y}" width="{w}" height="{_BOX_H}" rx="4" fill="{fill}" '
-               f'stroke="#333"/>')
-    for i, s in enumerate(label):
-      out.append(f'<text x="{x + 8}" y="{y + 14 + 13 * i}">{escape(s)}</text>')
+    x, y0, _, _, elements = pos[id(op)]
+    out.append(f'<g transform="translate({x},{y0})">')
+    out += elements
     out.append("</g>")
-  out.append("</svg>")
-  return "\n".join(out) + "\n"
+  return width, max(y - _EDGE + _GAP, _GAP), out
+
+
+def _svg_block(op):
+  """(width, height, op box width, elements) of one op with its nested graphs."""
+  label = _label(op)
+  box_w = max(len(s) for s in label) * _CHAR + 16
+  fill = "#fef7e0" if op.opdef is not None and op.opdef.is_placeholder else "#e8f0fe"
+  out = [f'<rect class="op" x="0" y="0" width="{box_w}" height="{_BOX_H}" rx="4" '
+         f'fill="{fill}" stroke="#333"/>']
+  out += [f'<text x="8" y="{14 + 13 * i}">{escape(s)}</text>' for i, s in enumerate(label)]
+  width, height = box_w, _BOX_H
+  cx, cy = 0, _BOX_H + _GAP
+  for attr, sub in _nested(op):
+    sw, sh, body = _svg_layout(sub)
+    title = f"{op.name}.{attr}"
+    sw = max(sw, len(title) * _CHAR + 16)
+    out.append(f'<line x1="{box_w // 2}" y1="{_BOX_H}" x2="{cx + sw // 2}" y2="{cy}" '
+               f'stroke="#999" stroke-dasharray="2 3" marker-end="url(#arrow)"/>')
+    out.append(f'<g class="cluster" transform="translate({cx},{cy})">')
+    out.append(f'<rect class="cluster" x="0" y="0" width="{sw}" height="{sh + _TITLE}" rx="8" '
+               f'fill="#fafafa" stroke="#888" stroke-dasharray="6 3"/>')
+    out.append(f'<text x="8" y="13" font-style="italic">{escape(title)}</text>')
+    out.append(f'<g transform="translate(0,{_TITLE})">')
+    out += body
+    out.append("</g></g>")
+    cx += sw + _GAP
+    width, height = max(width, cx - _GAP), max(height, cy + sh + _TITLE)
+  return width, height, box_w, out
 
 
 def _label(op):

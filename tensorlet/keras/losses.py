@@ -6,7 +6,11 @@ dimension to match, as Keras does) and reduces them: 'auto' and
 'sum_over_batch_size' divide the sum by the number of elements, 'sum' sums,
 'none' keeps them.
 """
+import contextlib
+import re
+
 from tensorlet import dtypes as _dt
+from tensorlet.context import ctx, name_scope
 from tensorlet.keras import backend
 from tensorlet.keras.utils.serialization import deserialize_object, get_object
 from tensorlet.ops import array_ops as _a
@@ -70,6 +74,18 @@ def squeeze_or_expand_dimensions(y_pred, y_true=None, sample_weight=None):
     elif rp - rw == 1:
       sample_weight = _a.expand_dims(sample_weight, -1)
   return y_pred, y_true, sample_weight
+
+
+def graph_scope(name):
+  """tf.name_scope(name) while tracing; nothing eagerly (where names are unused)."""
+  return name_scope(name) if ctx.graph is not None else contextlib.nullcontext()
+
+
+def _scope_name(name, class_name):
+  """Keras' name scope of a loss: its name with characters a scope cannot hold dropped."""
+  if not name:
+    return class_name.strip("_")
+  return re.sub(r"[^A-Za-z0-9_.\-]", "", name) or "lambda"
 
 
 def compute_weighted_loss(losses, sample_weight=None, reduction=Reduction.SUM_OVER_BATCH_SIZE):
@@ -325,10 +341,14 @@ class Loss:
     self.name = name
 
   def __call__(self, y_true, y_pred, sample_weight=None):
-    losses = self.call(y_true, y_pred)
-    reduction = Reduction.SUM_OVER_BATCH_SIZE if self.reduction == Reduction.AUTO \
-        else self.reduction
-    return compute_weighted_loss(losses, sample_weight, reduction)
+    # NOTE: as Keras, a traced loss is built under its name's scope
+    # ("mean_squared_error/...", the weighting under ".../weighted_loss/").
+    with graph_scope(_scope_name(self.name, type(self).__name__)):
+      losses = self.call(y_true, y_pred)
+      reduction = Reduction.SUM_OVER_BATCH_SIZE if self.reduction == Reduction.AUTO \
+          else self.reduction
+      with graph_scope("weighted_loss"):
+        return compute_weighted_loss(losses, sample_weight, reduction)
 
   def call(self, y_true, y_pred):
     raise NotImplementedError(f"{type(self).__name__} must implement call(y_true, y_pred).")

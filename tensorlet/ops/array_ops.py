@@ -203,6 +203,12 @@ def _reshape_shape(inputs, attrs):
       raise ValueError(f"Input to reshape is a tensor with {n} values, but the requested "
                        f"shape has {known}")
     target = TensorShape(dims)
+  elif target.is_fully_defined() and x.shape.rank is not None:
+    # NOTE: as TF's shape function, the known input dims must divide the target.
+    part = int(np.prod([d for d in x.shape.as_list() if d is not None]))
+    known = target.num_elements()
+    if part and known % part:
+      raise ValueError(f"Dimension size must be evenly divisible by {part} but is {known}")
   return [(target, x.dtype)]
 
 

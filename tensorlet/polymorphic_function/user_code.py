@@ -6,13 +6,14 @@ original message), and the traceback loses tensorlet's own frames. Setting the
 environment variable TENSORLET_TRACEBACK=full keeps every frame (the message
 still gets its user-code block), as TF's tf.debugging.disable_traceback_filtering.
 """
+import functools
 import linecache
 import os
 import types
 
 import numpy as np
 
-__all__ = ["prepared", "filtering_enabled"]
+__all__ = ["prepared", "filtering_enabled", "filter_traceback", "filter_methods"]
 
 _INTERNAL = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
              os.path.dirname(os.path.abspath(np.__file__)) + os.sep, "<frozen ")
@@ -91,3 +92,24 @@ def prepared(e):
   if filtering_enabled():
     return e.with_traceback(_filtered(e.__traceback__))
   return e
+
+
+def filter_traceback(fn):
+  """Decorates a public entry point (Dataset.map, Model.fit, ...) so an error
+  that `prepared` marked loses the tensorlet frames it gathered on the way out,
+  as TF's and Keras' public APIs filter theirs."""
+  @functools.wraps(fn)
+  def entry(*args, **kwargs):
+    try:
+      return fn(*args, **kwargs)
+    except Exception as e:
+      if getattr(e, "_tl_user_code", False) and filtering_enabled():
+        raise e.with_traceback(_filtered(e.__traceback__))
+      raise
+  return entry
+
+
+def filter_methods(cls, names):
+  """Applies filter_traceback to the methods `names` of `cls`."""
+  for n in names:
+    setattr(cls, n, filter_traceback(cls.__dict__[n]))

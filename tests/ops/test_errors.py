@@ -374,3 +374,17 @@ def test_no_raw_numpy_errors(case):
       if isinstance(e, AttributeError) and "floating point or integer" in str(e):
         continue  # TF's own type for tf.image functions given bool or string images
       assert_clean(e)
+
+
+def test_reshape_of_a_partly_known_shape_checks_divisibility():
+  # TF 2.21's shape function: the known input dims (3) must divide the target (7)
+  @tf.function(input_signature=[tf.TensorSpec([None, 3])])
+  def bad(x):
+    return tf.reshape(x, [7])
+  with pytest.raises(ValueError, match="Dimension size must be evenly divisible by 3 but is 7"):
+    bad.get_concrete_function()
+
+  @tf.function(input_signature=[tf.TensorSpec([None, 3])])
+  def good(x):
+    return tf.reshape(x, [6])
+  assert good.get_concrete_function().structured_outputs.shape.as_list() == [6]

@@ -39,7 +39,13 @@ class _FunctionLoss:
     self.name = getattr(fn, "__name__", "loss")
 
   def __call__(self, y_true, y_pred, sample_weight=None):
-    values = self.fn(y_true, y_pred)
+    from tensorlet.keras.losses import graph_scope, _scope_name
+    with graph_scope(_scope_name(self.name, "loss")):
+      values = self.fn(y_true, y_pred)
+      with graph_scope("weighted_loss"):
+        return self._reduce(values, sample_weight)
+
+  def _reduce(self, values, sample_weight):
     if sample_weight is None:
       if values.shape.rank is not None and values.shape.num_elements() != 0 and \
           values.shape.is_fully_defined():

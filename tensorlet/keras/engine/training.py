@@ -13,6 +13,7 @@ from tensorlet.autodiff.tape import GradientTape
 from tensorlet.context import ctx
 from tensorlet.keras.engine import compile_utils, data_adapter
 from tensorlet.keras.engine.base_layer import Layer, default
+from tensorlet.polymorphic_function import user_code
 from tensorlet.tensor import Tensor
 
 __all__ = ["Model"]
@@ -501,3 +502,9 @@ class _BatchFunction:
           if isinstance(t, Tensor) and t.shape.rank else t, batch))
       self._traced = True
     return self._fn(batch)
+
+
+# An error in the user's model or train_step reads "in user code" without
+# tensorlet's frames, as Keras' fit shows it (polymorphic_function/user_code.py).
+user_code.filter_methods(Model, ("fit", "evaluate", "predict", "train_on_batch",
+                            "test_on_batch", "predict_on_batch"))

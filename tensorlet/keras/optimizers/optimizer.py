@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from tensorlet import dtypes as _dt
+from tensorlet.context import ctx, name_scope
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import clip_ops
 from tensorlet.ops.registry import execute
@@ -225,9 +226,6 @@ class Optimizer:
       return self._iterations
     grads, variables = self._filter(pairs)
     grads = [self._checked(g, v) for g, v in zip(grads, variables)]
-    if self.clipnorm or self.clipvalue or self.global_clipnorm:
-      grads = self._clip(grads)
-    lr = self._lr_input()
     slots = self._slots
     entries = []
     for v in variables:
@@ -235,6 +233,19 @@ class Optimizer:
       if entry is None or entry[0] is not v:
         entry = self._create_slots(v)
       entries.append(entry)
+    if ctx.graph is None:
+      return self._apply(grads, variables, entries)
+    # NOTE: as Keras, a traced step's update ops go under the optimizer's name
+    # scope ("Adam/..."), so TensorBoard groups them apart from the model.
+    with name_scope(name or self.name):
+      return self._apply(grads, variables, entries)
+
+  apply_gradients = _replica_merged(apply_gradients)
+
+  def _apply(self, grads, variables, entries):
+    if self.clipnorm or self.clipvalue or self.global_clipnorm:
+      grads = self._clip(grads)
+    lr = self._lr_input()
     self._before_updates(variables)
     if self.weight_decay:
       decay = float(self.weight_decay) * _lr_value(lr)
@@ -250,8 +261,6 @@ class Optimizer:
         v.assign(v.constraint(v))
     self._iterations.assign_add(1)
     return self._iterations
-
-  apply_gradients = _replica_merged(apply_gradients)
 
   def _lr_input(self):
     """The learning rate the update ops read: the variable's handle or a schedule's value."""
