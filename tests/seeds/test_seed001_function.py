@@ -52,7 +52,9 @@ def test_graph_and_eager_agree_and_time(capsys):
     assert re.fullmatch(r"Время обработки: \d+\.\d+(e-\d+)? сек", line)
   eager = function_tf(x, y).numpy()
   graph = function_tf_graph(x, y).numpy()
-  np.testing.assert_allclose(graph, eager, rtol=1e-6)
+  # NOTE: the thread policy may give the two runs different BLAS thread counts (it reads
+  # the host's load), and OpenBLAS rounds float32 differently per path: ~5e-6 apart.
+  np.testing.assert_allclose(graph, eager, rtol=2e-5)
   np.testing.assert_allclose(eager[0, 0], expected(SIZE), rtol=1e-5)
   assert function_tf_graph.experimental_get_tracing_count() == 1
 
