@@ -212,7 +212,12 @@ _WINOGRAD_G = np.array([[1, 0, 0], [.5, .5, .5], [.5, -.5, .5], [0, 0, 1]])
 # C * O / (C + O) and the work are large enough. Measured here (1 BLAS thread): 2x faster
 # for W5 (C = O = 100, 7e9 multiply-adds), 1.1x at [32, 8, 8, 32] x 64 (ratio 21, 4e7),
 # slower at [8, 28, 28, 16] x 32 (ratio 11) and even at [32, 4, 4, 32] x 64 (1e7).
-_WINOGRAD_MIN_MACS = 2e7
+# Re-measured against im2col (quiet host, 1 thread, CPU ms): [32, 14, 14, 32] x 64 (1.2e8)
+# 3.7 vs 3.3, [32, 8, 8, 64] x 64 (7.5e7) 2.15 vs 2.0, [8, 28, 28, 64] x 64 (2.3e8) 6.8 vs
+# 7.4, [32, 16, 16, 64] x 128 (6e8) 14.2 vs 16.3. Against the phase col2im of the input
+# gradient Winograd pays from less work, hence a second bar.
+_WINOGRAD_MIN_MACS = 1.5e8
+_WINOGRAD_GRAD_MIN_MACS = 2e7
 # NOTE: F(4x4, 3x3) (6x6 tiles, 36 gemms, 1.78x fewer multiplies) was tried and rejected on
 # accuracy. Max |error| vs float64 over max |output|, as a multiple of im2col float32's
 # (uniform W5-like x in [0, 1), w in +-0.05 / standard normal x and w, C = O = 100): Lavin
@@ -223,11 +228,11 @@ _WINOGRAD_MIN_MACS = 2e7
 _WINOGRAD_MIN_RATIO = 20
 
 
-def _use_winograd(xshape, f, oh, ow, g):
+def _use_winograd(xshape, f, oh, ow, g, min_macs=None):
   c, o = f.shape[2], f.shape[3]
   return (f.dtype in (np.float32, np.float64) and g.kh == g.kw == 3 and
           g.sh == g.sw == g.dh == g.dw == 1 and c * o >= _WINOGRAD_MIN_RATIO * (c + o) and
-          xshape[0] * oh * ow * 9 * c * o >= _WINOGRAD_MIN_MACS)
+          xshape[0] * oh * ow * 9 * c * o >= (_WINOGRAD_MIN_MACS if min_macs is None else min_macs))
 
 
 def _winograd_filter(f):
@@ -354,15 +359,18 @@ def Conv2DBackpropInput(input_sizes, filter, out_backprop, **attrs):  # noqa: A0
   eh, ew = (kh - 1) * g.dh, (kw - 1) * g.dw
   (t, b), (lft, rgt) = g.pads[1], g.pads[2]
   dy = out_backprop
-  if g.sh == g.sw == 1 and 0 <= min(t, b, lft, rgt) and max(t, b) <= eh and max(lft, rgt) <= ew:
-    # NOTE: at stride 1 the input gradient is the VALID conv of the gradient, zero-padded
-    # by the filter's reach less the forward pads, with the flipped filter (in/out
-    # swapped). It pays only through Winograd: plain im2col copies 9 * O values per pixel
-    # where col2im adds 9 * C (measured: 4x slower at C = 3, O = 32).
+  # NOTE: at stride 1 the input gradient is the VALID conv of the gradient, zero-padded
+  # by the filter's reach less the forward pads, with the flipped filter (in/out
+  # swapped). It pays only through Winograd: plain im2col copies 9 * O values per pixel
+  # where col2im adds 9 * C (measured: 4x slower at C = 3, O = 32). Winograd's input
+  # transform then runs over dy's O channels, its output transform over C: with O > C
+  # the phase col2im is faster (14x14, C = 32, O = 64: 3.8 vs 4.8 ms; C = O = 64 at 8x8:
+  # 2.2 vs 2.4 ms the other way). The padded copy is made only when Winograd is used.
+  if (g.sh == g.sw == 1 and 0 <= min(t, b, lft, rgt) and max(t, b) <= eh and
+      max(lft, rgt) <= ew and oc <= c and
+      _use_winograd((n,), filter.transpose(0, 1, 3, 2), h, w, g, _WINOGRAD_GRAD_MIN_MACS)):
     dyp = _pad(dy, (eh - t, eh - b), (ew - lft, ew - rgt))
-    fl = np.ascontiguousarray(filter[::-1, ::-1].transpose(0, 1, 3, 2))
-    if _use_winograd(dyp.shape, fl, h, w, g):
-      return _conv_padded(dyp, fl, h, w, g)
+    return _winograd(dyp, np.ascontiguousarray(filter[::-1, ::-1].transpose(0, 1, 3, 2)), h, w)
   if g.dh == g.dw == 1 and 0 <= min(t, b, lft, rgt):
     if c <= _CHANNEL_MAJOR_MAX_C:
       return _col2im_channel_major(dy, filter, (n, h, w, c), g)
