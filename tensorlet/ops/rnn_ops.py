@@ -77,25 +77,11 @@ def LSTMStepGrad(x, h, c_prev, r, dh, dc):
   i, f, o = sg[..., :u], sg[..., u:2 * u], sg[..., 3 * u:]
   g = np.tanh(z[..., 2 * u:3 * u])
   tc = np.tanh(f * c_prev + i * g)
-  dct = dh * o
-  dct *= one - tc * tc
-  dct += dc
-  # dz gate by gate into one buffer, then the shared factors over whole row blocks: the
-  # same products in the same order as (dct * g * i * (1 - i), ...), in fewer passes.
-  dz = np.empty_like(z)
-  np.multiply(dct, g, out=dz[..., :u])
-  np.multiply(dct, c_prev, out=dz[..., u:2 * u])
-  np.multiply(dct, i, out=dz[..., 2 * u:3 * u])
-  np.multiply(dh, tc, out=dz[..., 3 * u:])
-  dz[..., :2 * u] *= sg[..., :2 * u]
-  dz[..., 3 * u:] *= o
-  dc_prev = (dct * f).astype(x.dtype, copy=False)
-  d = np.subtract(one, sg, out=sg)  # i, f, o are dead from here
-  np.multiply(g, g, out=g)
-  np.subtract(one, g, out=d[..., 2 * u:3 * u])
-  dz *= d
+  dct = dc + dh * o * (one - tc * tc)
+  dz = np.concatenate([dct * g * i * (one - i), dct * c_prev * f * (one - f),
+                       dct * i * (one - g * g), dh * tc * o * (one - o)], axis=-1)
   dz = dz.astype(x.dtype, copy=False)
-  return dz, dz @ r.T, dc_prev, h.T @ dz
+  return dz, dz @ r.T, (dct * f).astype(x.dtype, copy=False), h.T @ dz
 
 
 @LSTMStep.def_grad
