@@ -68,6 +68,8 @@ def LSTMStepGrad(x, h, c_prev, r, dh, dc):
   # NOTE: the three products here (32x64 @ 64x256 in the LSTM benchmark) are above
   # OpenBLAS's own one-thread size: left at 2 threads by an earlier big GEMM they ran
   # 9x slower (h.T @ dz: 178 vs 20 us) on a busy 2-core host.
+  # Running dz @ r.T and h.T @ dz side by side on _parallel's pool measured 3x slower
+  # (92 vs 32 us for the pair): waking a pool thread costs more than one such GEMM.
   _bt.gemm(h.size // r.shape[0], r.shape[1], r.shape[0])
   z = h @ r
   z += x
