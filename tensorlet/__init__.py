@@ -47,11 +47,7 @@ from tensorlet.module import Module
 from tensorlet.autodiff.tape import GradientTape, UnconnectedGradients
 from tensorlet.autodiff.custom_gradient import custom_gradient
 from tensorlet.ops import graph_ops as _graph_ops  # noqa: F401 - Const, Placeholder
-from tensorlet.polymorphic_function.polymorphic import function, Function  # noqa: F401
-from tensorlet.ops.script_ops import numpy_function, py_function  # noqa: F401
-from tensorlet.graph.graph import Graph, Operation  # noqa: F401
 from tensorlet import nest, types  # noqa: F401
-types._late()
 from tensorlet.ops import dispatch as _dispatch
 _dispatch.install(globals())  # public functions dispatch on Keras symbolic tensors
 
@@ -82,6 +78,16 @@ _LAZY = {
     "math": "tensorlet.math",
     "config": "tensorlet.config",
     "debugging": "tensorlet.debugging",
+}
+# tf.function and the graph classes load on first use: most of import time is compiling
+# modules, and a program's first @tf.function needs them only then.
+_PLAIN_LAZY = {
+    "function": ("tensorlet.polymorphic_function.polymorphic", "function"),
+    "Function": ("tensorlet.polymorphic_function.polymorphic", "Function"),
+    "Graph": ("tensorlet.graph.graph", "Graph"),
+    "Operation": ("tensorlet.graph.graph", "Operation"),
+    "py_function": ("tensorlet.ops.script_ops", "py_function"),
+    "numpy_function": ("tensorlet.ops.script_ops", "numpy_function"),
 }
 _LAZY_ATTRS = {
     "clip_by_value": ("tensorlet.ops.clip_ops", "clip_by_value"),
@@ -124,6 +130,10 @@ def __getattr__(name):
     m = _importlib.import_module(module)
     globals()[name] = m
     return m
+  target = _PLAIN_LAZY.get(name)
+  if target is not None:
+    v = globals()[name] = getattr(_importlib.import_module(target[0]), target[1])
+    return v
   target = _LAZY_ATTRS.get(name)
   if target is not None:
     v = getattr(_importlib.import_module(target[0]), target[1])

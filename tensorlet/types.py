@@ -24,18 +24,21 @@ class TraceType:
     raise NotImplementedError
 
 
-class experimental:  # noqa: N801 - TF's namespace
+class _LateNamespace(type):
+  # tf.types.experimental re-exports classes of the function layer above: bound on first
+  # access, so `import tensorlet` need not load tf.function's modules.
+  def __getattr__(cls, name):
+    if name in ("ConcreteFunction", "FunctionType"):
+      from tensorlet.polymorphic_function import concrete
+      return getattr(concrete, name)
+    if name in ("PolymorphicFunction", "GenericFunction"):
+      from tensorlet.polymorphic_function.polymorphic import Function
+      return Function
+    raise AttributeError(f"module 'tf.types.experimental' has no attribute '{name}'")
+
+
+class experimental(metaclass=_LateNamespace):  # noqa: N801 - TF's namespace
   TraceType = TraceType
-
-
-def _late():
-  # late-bound: tf.types.experimental re-exports classes of the function layer above
-  from tensorlet.polymorphic_function.concrete import ConcreteFunction, FunctionType
-  from tensorlet.polymorphic_function.polymorphic import Function
-  experimental.ConcreteFunction = ConcreteFunction
-  experimental.FunctionType = FunctionType
-  experimental.PolymorphicFunction = Function
-  experimental.GenericFunction = Function
 
 
 from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402

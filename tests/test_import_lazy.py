@@ -19,6 +19,9 @@ LAZY = [
     "tensorlet.graph.control_flow",          # tf.cond, tf.while_loop
     "tensorlet.graph.functional",            # tf.map_fn, tf.scan
     "tensorlet.graph.passes",                # the first call of a tf.function
+    "tensorlet.polymorphic_function.polymorphic",  # tf.function, on first use
+    "tensorlet.graph.graph",                 # tf.Graph, the first trace
+    "tensorlet.ops._parallel",               # the first big matmul
     "tensorlet.distribute",
     "tensorlet.keras",
     "tensorlet.data",
@@ -58,5 +61,6 @@ def test_lazy_modules_load_on_first_use():
       "assert tf.math.bincount([1, 1, 2]).numpy().tolist() == [0, 2, 1]\n"
       "tf.config.list_logical_devices()\n")
   for m in ("tensorlet.autodiff.control_flow_grad", "tensorlet.autodiff.function_grad", "tensorlet.graph.control_flow",
-            "tensorlet.math", "tensorlet.ops.sparse_ops", "tensorlet.config"):
+            "tensorlet.math", "tensorlet.ops.sparse_ops", "tensorlet.config",
+            "tensorlet.polymorphic_function.polymorphic", "tensorlet.graph.graph"):
     assert m in loaded, m

@@ -7,7 +7,6 @@ from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops
 from tensorlet.ops import _blas_threads as _bt
-from tensorlet.ops import _parallel
 from tensorlet.ops import dispatch
 from tensorlet.ops._common import name_scoped
 from tensorlet.ops._common import (BOOL, FLOAT, FLOAT_C, INT, NUM_STR, NUMERIC, REAL,
@@ -527,6 +526,7 @@ _MAX_PIECES = 8
 def _split_matmul(a, b):
   """A big 2-D product in pieces on _parallel's threads: row blocks of `a`, column
   blocks of `b`, or (both small) blocks of the inner dimension summed at the end."""
+  from tensorlet.ops import _parallel  # only big products need the pool (import time)
   (m, k), n = a.shape, b.shape[1]
   pieces = min(_MAX_PIECES, m * n * k // _SPLIT_WORK)
   t = _parallel.threads()
