@@ -81,6 +81,19 @@ def _short(value):
   return text if len(text) <= 80 else text[:77] + "..."
 
 
+def height_width(value, name, positive_what):
+  """(height, width) from a 2-element size argument (image resizes and transforms);
+  ValueError naming `name`, or `positive_what` for sizes that are not positive."""
+  s = np.asarray(value).reshape(-1)
+  if s.size != 2:
+    raise ValueError(f"{name} must be a 1-D tensor of 2 elements: new_height, new_width; "
+                     f"got {s.tolist()}")
+  h, w = int(s[0]), int(s[1])
+  if h <= 0 or w <= 0:
+    raise ValueError(f"{positive_what} must be positive, got [{h}, {w}]")
+  return h, w
+
+
 def norm_axis(axis, rank, op_name):
   """Axis attribute -> tuple of non-negative ints (None stays None)."""
   if axis is None:

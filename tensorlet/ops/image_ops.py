@@ -13,6 +13,7 @@ resize again, so gradients nest.
 import numpy as np
 
 from tensorlet import dtypes as _dt
+from tensorlet.ops._common import height_width
 from tensorlet.ops.registry import constant_value, execute, op
 from tensorlet.tensor_shape import TensorShape
 
@@ -167,14 +168,7 @@ def _out_dtype(method, dtype):
 
 
 def _size_value(size):
-  s = np.asarray(size).reshape(-1)
-  if s.size != 2:
-    raise ValueError(f"size must be a 1-D tensor of 2 elements: new_height, new_width; got "
-                     f"{s.tolist()}")
-  h, w = int(s[0]), int(s[1])
-  if h <= 0 or w <= 0:
-    raise ValueError(f"output dimensions must be positive, got [{h}, {w}]")
-  return h, w
+  return height_width(size, "size", "output dimensions")
 
 
 def _resize_shape(inputs, attrs):

@@ -19,6 +19,7 @@ transform again with fill 0, so gradients nest.
 import numpy as np
 
 from tensorlet import dtypes as _dt
+from tensorlet.ops._common import height_width
 from tensorlet.ops.registry import constant_value, execute, op
 from tensorlet.tensor_shape import TensorShape
 
@@ -138,14 +139,7 @@ def transform_taps(batch, h, w, oh, ow, transforms, fill_mode, interpolation):
 
 
 def _out_hw(output_shape):
-  s = np.asarray(output_shape).reshape(-1)
-  if s.size != 2:
-    raise ValueError(f"output_shape must be a 1-D Tensor of 2 elements: new_height, "
-                     f"new_width, got {s.tolist()}")
-  oh, ow = int(s[0]), int(s[1])
-  if oh <= 0 or ow <= 0:
-    raise ValueError(f"output_shape must be positive, got [{oh}, {ow}]")
-  return oh, ow
+  return height_width(output_shape, "output_shape", "output_shape")
 
 
 def _check_transforms(t, batch):
