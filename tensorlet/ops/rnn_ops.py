@@ -7,6 +7,12 @@ pre-activations `x` (`inputs @ kernel + bias`, gates in Keras' order i, f, c, o)
 previous output and cell state, and returns `(h, c)`:
   z = x + h @ recurrent_kernel
   i, f, o = sigmoid(z_i, z_f, z_o); g = tanh(z_c); c = f * c_prev + i * g; h = o * tanh(c)
+
+`lstm_sequence(xp, h0, c0, recurrent_kernel)` runs that step over the leading (time) axis
+of `xp` in ONE op (the Keras LSTM layer's path, as Keras uses one cuDNN op on a GPU): the
+forward keeps the gate activations for the gradient, whose kernel walks back over time
+with one small GEMM per step and forms the recurrent kernel's gradient as one GEMM over
+all steps.
 """
 import numpy as np
 
@@ -16,8 +22,9 @@ from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
 from tensorlet.ops._common import name_scoped
 from tensorlet.ops.registry import execute, op
+from tensorlet.tensor_shape import TensorShape
 
-__all__ = ["lstm_step"]
+__all__ = ["lstm_step", "lstm_sequence"]
 
 _FLOAT = (_dt.float16, _dt.float32, _dt.float64)
 
@@ -110,3 +117,171 @@ def _(op, dh, dc):
 def lstm_step(x, h, c_prev, recurrent_kernel, name=None):
   """(h, c) of one LSTM step: `x` is the input part of the gate pre-activations."""
   return LSTMStep(x, h, c_prev, recurrent_kernel)
+
+
+# ---------------------------------------------------------------- whole sequence
+
+def _seq_shape(inputs, attrs):
+  xp, h0, c0, r = inputs
+  t = xp.shape[0] if xp.shape.rank is not None else None
+  seq = TensorShape([t]).concatenate(h0.shape.merge_with(c0.shape))
+  return [(seq, xp.dtype), (seq, xp.dtype), (xp.shape, xp.dtype), (seq, xp.dtype)]
+
+
+def _check_seq(xp, h0, c0, r):
+  u = r.shape[0] if r.ndim == 2 else -1
+  if r.ndim != 2 or r.shape[1] != 4 * u or xp.ndim != 3 or xp.shape[1:] != (h0.shape[0], 4 * u) \
+      or h0.ndim != 2 or h0.shape != c0.shape or h0.shape[-1] != u:
+    raise ValueError(f"LSTMSequence expects xp [time, batch, 4 * units], h0 and c0 "
+                     f"[batch, units] and recurrent_kernel [units, 4 * units]; got "
+                     f"{list(xp.shape)}, {list(h0.shape)}, {list(c0.shape)} and {list(r.shape)}")
+
+
+@op("LSTMSequence", dtypes=_FLOAT, shape=_seq_shape, num_outputs=4)
+def LSTMSequence(xp, h0, c0, r):
+  """(h, c, gates, tanh(c)) at every step: `gates` holds i, f, g, o activated, and it and
+  tanh(c) are kept for the gradient only (they have no gradient of their own)."""
+  _check_seq(xp, h0, c0, r)
+  steps, batch, u4 = xp.shape
+  u = u4 // 4
+  dt = xp.dtype
+  hs = np.empty((steps, batch, u), dt)
+  cs = np.empty_like(hs)
+  tcs = np.empty_like(hs)
+  gates = np.empty(xp.shape, dt)
+  tmp = np.empty((batch, u), dt)
+  r = r.astype(dt, copy=False)
+  h, c = h0.astype(dt, copy=False), c0.astype(dt, copy=False)
+  _bt.gemm(batch, u4, u)
+  # NOTE: one small GEMM per step writes straight into its slice of `gates`; every
+  # elementwise op writes into a preallocated buffer (no allocation in the loop).
+  for t in range(steps):
+    z = gates[t]
+    np.matmul(h, r, out=z)
+    z += xp[t]
+    zg = z[:, 2 * u:3 * u]
+    np.tanh(zg, out=tmp)
+    _sigmoid_inplace(z)
+    zg[...] = tmp
+    c_t = cs[t]
+    np.multiply(z[:, u:2 * u], c, out=c_t)
+    np.multiply(z[:, :u], tmp, out=tmp)
+    c_t += tmp
+    np.tanh(c_t, out=tcs[t])
+    np.multiply(z[:, 3 * u:], tcs[t], out=hs[t])
+    h, c = hs[t], c_t
+  return hs, cs, gates, tcs
+
+
+def _sigmoid_inplace(z):
+  np.negative(z, out=z)
+  np.exp(z, out=z)
+  z += 1
+  np.reciprocal(z, out=z)
+
+
+@op("LSTMSequenceGrad", dtypes=_FLOAT, num_outputs=4, differentiable=False,
+    shape=lambda i, a: [(i[0].shape, i[0].dtype), (i[1].shape, i[1].dtype),
+                        (i[2].shape, i[2].dtype), (i[3].shape, i[3].dtype)])
+def LSTMSequenceGrad(xp, h0, c0, r, hs, cs, gates, tcs, dhs, dcs):
+  """(dxp, dh0, dc0, dr) of LSTMSequence from its kept activations (used when no tape
+  records the gradient)."""
+  steps, batch, u4 = gates.shape
+  u = u4 // 4
+  dt = gates.dtype
+  one = dt.type(1)
+  i, f, g, o = (gates[..., k * u:(k + 1) * u] for k in range(4))
+  c_prev = np.empty_like(cs)
+  if steps:
+    c_prev[0] = c0
+    c_prev[1:] = cs[:-1]
+  # Everything that does not depend on the recurrence, for all steps at once.
+  p = np.empty((steps, batch, 3, u), dt)  # d z_i, z_f, z_g per unit of dc
+  np.multiply(g, i * (one - i), out=p[:, :, 0])
+  np.multiply(c_prev, f * (one - f), out=p[:, :, 1])
+  np.multiply(i, one - g * g, out=p[:, :, 2])
+  del c_prev
+  a = o * (one - tcs * tcs)           # dc per unit of dh
+  b = tcs * o * (one - o)              # dz_o per unit of dh
+  dz = np.empty((steps, batch, 4, u), dt)
+  dh_rows = np.flatnonzero(dhs.reshape(steps, -1).any(1)) if steps else ()
+  dc_rows = np.flatnonzero(dcs.reshape(steps, -1).any(1)) if steps else ()
+  dh_rows, dc_rows = set(dh_rows.tolist()), set(dc_rows.tolist())
+  r = r.astype(dt, copy=False)
+  rt = np.ascontiguousarray(r.T)
+  dh = np.zeros((batch, u), dt)
+  dc = np.zeros((batch, u), dt)
+  dct = np.empty((batch, u), dt)
+  _bt.gemm(batch, u, u4)
+  for t in range(steps - 1, -1, -1):
+    if t in dh_rows:
+      dh += dhs[t]
+    np.multiply(dh, a[t], out=dct)
+    dct += dc
+    if t in dc_rows:
+      dct += dcs[t]
+    d = dz[t]
+    np.multiply(dh, b[t], out=d[:, 3])
+    np.multiply(p[t], dct[:, None, :], out=d[:, :3])
+    np.multiply(dct, f[t], out=dc)
+    np.matmul(d.reshape(batch, u4), rt, out=dh)
+  dz = dz.reshape(steps, batch, u4)
+  flat = dz.reshape(-1, u4)
+  h_prev = hs[:-1].reshape(-1, u)
+  _bt.gemm(u, u4, max(h_prev.shape[0], batch))
+  dr = h0.T.astype(dt, copy=False) @ dz[0] if steps else np.zeros(r.shape, dt)
+  if steps > 1:
+    dr += h_prev.T @ flat[batch:]
+  return dz.astype(xp.dtype, copy=False), dh.astype(h0.dtype, copy=False), \
+      dc.astype(c0.dtype, copy=False), dr.astype(r.dtype, copy=False)
+
+
+@LSTMSequence.def_grad
+def _(op, dhs, dcs, _dgates, _dtcs):
+  xp, h0, c0, r = op.inputs
+  hs, cs, gates, tcs = op.outputs
+  dhs = dhs if dhs is not None else _a.zeros_like(hs)
+  dcs = dcs if dcs is not None else _a.zeros_like(cs)
+  from tensorlet.ops.control_flow_ops import _gradient_recorded
+  if not _gradient_recorded():
+    return list(execute(LSTMSequenceGrad, [xp, h0, c0, r, hs, cs, gates, tcs, dhs, dcs], {}))
+  return _primitive_sequence_grad(xp, h0, c0, r, hs, cs, dhs, dcs)
+
+
+def _primitive_sequence_grad(xp, h0, c0, r, hs, cs, dhs, dcs):
+  """The same gradient in primitive ops and a while_loop, differentiable again (higher
+  order): each step's gates are recomputed from the op's inputs and outputs."""
+  from tensorlet.ops import control_flow_ops as cf
+  from tensorlet.ops.tensor_array_ops import TensorArray
+  n = _a.shape(xp)[0]
+  h_prev = _a.concat([_a.expand_dims(h0, 0), hs[:-1]], 0)
+  c_prev = _a.concat([_a.expand_dims(c0, 0), cs[:-1]], 0)
+
+  def body(t, dh_next, dc_next, dr, ta):
+    hp = _a.gather(h_prev, t)
+    dh = _a.gather(dhs, t) + dh_next
+    z = _a.gather(xp, t) + _m.matmul(hp, r)
+    zi, zf, zg, zo = _a.split(z, 4, axis=-1)
+    i, f, o = _m.sigmoid(zi), _m.sigmoid(zf), _m.sigmoid(zo)
+    g, tc = _m.tanh(zg), _m.tanh(_a.gather(cs, t))
+    dct = dc_next + _a.gather(dcs, t) + dh * o * (1 - tc * tc)
+    dz = _a.concat([dct * g * i * (1 - i), dct * _a.gather(c_prev, t) * f * (1 - f),
+                    dct * i * (1 - g * g), dh * tc * o * (1 - o)], -1)
+    return (t - 1, _m.matmul(dz, r, transpose_b=True), dct * f,
+            dr + _m.matmul(hp, dz, transpose_a=True), ta.write(t, dz))
+  ta = TensorArray(xp.dtype, size=n, element_shape=xp.shape[1:])
+  _, dh0, dc0, dr, ta = cf.while_loop(
+      lambda t, *rest: t >= 0, body,
+      [n - 1, _a.zeros_like(h0), _a.zeros_like(c0), _a.zeros_like(r), ta])
+  dxp = ta.stack()
+  dxp.set_shape(xp.shape)
+  return [dxp, dh0, dc0, dr]
+
+
+@name_scoped
+def lstm_sequence(xp, h0, c0, recurrent_kernel, name=None):
+  """(h at every step [time, batch, units], c at every step) of an LSTM run over the
+  leading axis of `xp` (the input part of the gate pre-activations, [time, batch,
+  4 * units]) from the states `h0`, `c0` ([batch, units])."""
+  hs, cs, _, _ = LSTMSequence(xp, h0, c0, recurrent_kernel)
+  return hs, cs

@@ -185,6 +185,7 @@ def check_case_against_keras2(name, mode):
 @pytest.mark.parametrize("make", [
     lambda: L.SimpleRNN(3, return_sequences=True, dtype="float64"),
     lambda: L.LSTM(3, dtype="float64"),
+    lambda: L.LSTM(3, return_sequences=True, go_backwards=True, dtype="float64"),
     lambda: L.GRU(3, return_sequences=True, go_backwards=True, dtype="float64"),
     lambda: L.GRU(3, reset_after=False, dtype="float64"),
     lambda: L.RNN([L.LSTMCell(2, dtype="float64"), L.SimpleRNNCell(2, dtype="float64")],
@@ -240,18 +241,59 @@ def check_layer_grads(fn, x, variables, eps=1e-5, seed=0):
   assert np.isclose(analytic, numeric, rtol=1e-5, atol=1e-7), (analytic, numeric)
 
 
+def _op_types(layer, spec, *extra):
+  f = tf.function(lambda *t: layer(*t))
+  return [op.type for op in f.get_concrete_function(spec, *extra).graph.get_operations()]
+
+
 def test_graph_is_one_while_loop_not_unrolled():
-  layer = L.LSTM(4, return_sequences=True)
-  f = tf.function(lambda t: layer(t))
-  types = [op.type for op in f.get_concrete_function(tf.TensorSpec([2, 30, 3])).graph
-           .get_operations()]
+  types = _op_types(L.GRU(4, return_sequences=True), tf.TensorSpec([2, 30, 3]))
   assert types.count("While") == 1
   assert types.count("MatMul") <= 2  # the input projection is one GEMM before the loop
+  # LSTM: all steps in one op (its gradient keeps the gate activations), no loop
+  types = _op_types(L.LSTM(4, return_sequences=True), tf.TensorSpec([2, 30, 3]))
+  assert types.count("LSTMSequence") == 1 and "While" not in types
+  assert types.count("MatMul") <= 1
+  # options the fused op does not cover run the loop
+  for layer, extra in ((L.LSTM(4), [tf.TensorSpec([2, 30], tf.bool)]),
+                       (L.LSTM(4, activation="relu"), []),
+                       (L.LSTM(4, recurrent_dropout=0.5), [])):
+    if extra:
+      types = _op_types(lambda t, m: layer(t, mask=m), tf.TensorSpec([2, 30, 3]), *extra)
+    else:
+      types = _op_types(lambda t: layer(t, training=True), tf.TensorSpec([2, 30, 3]))
+    assert types.count("While") == 1 and "LSTMSequence" not in types
   unrolled = L.LSTM(4, unroll=True)
   g = tf.function(lambda t: unrolled(t))
   types = [op.type for op in g.get_concrete_function(tf.TensorSpec([2, 3, 3])).graph
            .get_operations()]
   assert "While" not in types
+
+
+def test_fused_lstm_matches_step_loop_values_and_gradients():
+  # The one-op LSTM (LSTMSequence) against the per-step loop (unroll=True) of the same
+  # weights, in a graph with an unknown number of steps, for every output.
+  x = _rand(3, 6, 4, seed=3)
+  fused = L.LSTM(5, return_sequences=True, return_state=True)
+  steps = L.LSTM(5, return_sequences=True, return_state=True, unroll=True)
+  fused(x)
+  steps(x)
+  steps.set_weights(fused.get_weights())
+  h0, c0 = tf.constant(_rand(3, 5, seed=4)), tf.constant(_rand(3, 5, seed=5))
+
+  def run(layer):
+    with tf.GradientTape() as tape:
+      xt = tf.constant(x)
+      tape.watch([xt, h0, c0])
+      outs = layer(xt, initial_state=[h0, c0])
+      y = tf.add_n([tf.reduce_sum(o * (k + 1.5)) for k, o in enumerate(outs)])
+    return outs, tape.gradient(y, [xt, h0, c0] + layer.trainable_weights)
+  got = tf.function(run, input_signature=None)(fused)
+  want = run(steps)
+  for a, b in zip(tf.nest.flatten(got), tf.nest.flatten(want)):
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
+  dyn = tf.function(lambda t: fused(t), input_signature=[tf.TensorSpec([None, None, 4])])
+  np.testing.assert_allclose(dyn(x)[0].numpy(), steps(x)[0].numpy(), rtol=1e-5, atol=1e-6)
 
 
 def test_unroll_matches_loop_and_needs_known_time():

@@ -1,4 +1,4 @@
-"""The fused LSTM step: shape errors, and its two gradient forms agree."""
+"""The fused LSTM step and sequence: shape errors, and their two gradient forms agree."""
 import numpy as np
 import pytest
 
@@ -71,3 +71,73 @@ def test_while_loop_gradient_replays_no_lstm_step(monkeypatch):
   want = tape.gradient(loss, [xs, r])
   for a, b in zip(got, want):
     np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_sequence_bad_shapes_raise_invalid_argument():
+  r = tf.ones([2, 8])
+  h = tf.ones([3, 2])
+  for xp, h0, c0, rk in ((tf.ones([4, 3, 7]), h, h, r), (tf.ones([3, 8]), h, h, r),
+                         (tf.ones([4, 2, 8]), h, h, r), (tf.ones([4, 3, 8]), h, tf.ones([2, 2]), r),
+                         (tf.ones([4, 3, 8]), h, h, tf.ones([2, 6]))):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="LSTMSequence"):
+      rnn_ops.lstm_sequence(xp, h0, c0, rk)
+
+
+def test_sequence_fused_and_primitive_gradients_agree():
+  # The one-kernel LSTMSequenceGrad (no tape records the gradient) against the
+  # primitive-op while_loop form (an outer tape records it), and the per-step op.
+  rng = np.random.RandomState(2)
+  ins = [tf.constant(rng.standard_normal(s)) for s in ((6, 3, 8), (3, 2), (3, 2), (2, 8))]
+  w = [tf.constant(rng.standard_normal((6, 3, 2))) for _ in range(2)]
+
+  def loss(seq):
+    hs, cs = seq()
+    return tf.reduce_sum(hs * w[0]) + tf.reduce_sum(cs * w[1])
+
+  def steps():
+    xp, h, c, r = ins
+    hs, cs = [], []
+    for t in range(6):
+      h, c = rnn_ops.lstm_step(xp[t], h, c, r)
+      hs.append(h)
+      cs.append(c)
+    return tf.stack(hs), tf.stack(cs)
+  with tf.GradientTape() as outer:
+    outer.watch(ins)
+    with tf.GradientTape() as inner:
+      inner.watch(ins)
+      y = loss(lambda: rnn_ops.lstm_sequence(*ins))
+    recorded = inner.gradient(y, ins)
+  with tf.GradientTape() as tape:
+    tape.watch(ins)
+    y = loss(lambda: rnn_ops.lstm_sequence(*ins))
+  fused = tape.gradient(y, ins)
+  with tf.GradientTape() as tape:
+    tape.watch(ins)
+    y = loss(steps)
+  per_step = tape.gradient(y, ins)
+  for a, b, c in zip(recorded, fused, per_step):
+    np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(c.numpy(), b.numpy(), rtol=1e-12, atol=1e-14)
+  assert outer.gradient(recorded[3], ins[0]) is not None
+
+
+def test_sequence_gradient_in_graph_with_unknown_steps():
+  rng = np.random.RandomState(3)
+  ins = [tf.constant(rng.standard_normal(s).astype(np.float32))
+         for s in ((5, 2, 4), (2, 1), (2, 1), (1, 4))]
+
+  @tf.function(input_signature=[tf.TensorSpec([None, None, 4])] +
+               [tf.TensorSpec([None, 1])] * 2 + [tf.TensorSpec([1, 4])])
+  def grads(*a):
+    with tf.GradientTape() as tape:
+      tape.watch(a)
+      hs, cs = rnn_ops.lstm_sequence(*a)
+      y = tf.reduce_sum(hs[-1]) + tf.reduce_sum(cs * 0.5)
+    return tape.gradient(y, a)
+  with tf.GradientTape() as tape:
+    tape.watch(ins)
+    hs, cs = rnn_ops.lstm_sequence(*ins)
+    y = tf.reduce_sum(hs[-1]) + tf.reduce_sum(cs * 0.5)
+  for a, b in zip(grads(*ins), tape.gradient(y, ins)):
+    np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6, atol=1e-7)

@@ -164,7 +164,13 @@ class _Cell(Layer):
     if dp is not None:
       xt = xt * dp
     xp = self._tl_project(xt)
-    return xp, lambda x_t, st: self._tl_recur(x_t, st, rdp)
+    return xp, lambda x_t, st: self._tl_recur(x_t, st, rdp), \
+        (self._tl_run_all if rdp is None else None)
+
+  def _tl_run_all(self, xp, states):
+    """(last output, outputs at every step, final states) of all steps of the projected
+    `xp` in one op, or None where this cell has no such op."""
+    return None
 
   def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
     dtype = dtype or self._tl_dtype
@@ -265,11 +271,22 @@ class LSTMCell(_Cell):
       return _ForgetBias(self.bias_initializer, self.units)
     return self.bias_initializer
 
+  def _tl_fused(self):
+    return self.activation is activations.tanh and \
+        self.recurrent_activation is activations.sigmoid
+
+  def _tl_run_all(self, xp, states):
+    if not self._tl_fused():
+      return None
+    hs, cs = rnn_ops.lstm_sequence(xp, states[0], states[1], self.recurrent_kernel)
+    h = hs[-1]
+    return h, hs, [h, cs[-1]]
+
   def _tl_recur(self, xp, states, rdp):
     h, c = states[0], states[1]
     if rdp is not None:
       h = h * rdp
-    if self.activation is activations.tanh and self.recurrent_activation is activations.sigmoid:
+    if self._tl_fused():
       # the default activations: one fused kernel per step, matmul included
       h, c = rnn_ops.lstm_step(xp, h, c, self.recurrent_kernel)
       return h, [h, c]
