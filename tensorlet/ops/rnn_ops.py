@@ -189,51 +189,71 @@ def LSTMSequenceGrad(xp, h0, c0, r, hs, cs, gates, tcs, dhs, dcs):
   steps, batch, u4 = gates.shape
   u = u4 // 4
   dt = gates.dtype
-  one = dt.type(1)
-  i, f, g, o = (gates[..., k * u:(k + 1) * u] for k in range(4))
-  c_prev = np.empty_like(cs)
-  if steps:
-    c_prev[0] = c0
-    c_prev[1:] = cs[:-1]
-  # Everything that does not depend on the recurrence, for all steps at once.
-  p = np.empty((steps, batch, 3, u), dt)  # d z_i, z_f, z_g per unit of dc
-  np.multiply(g, i * (one - i), out=p[:, :, 0])
-  np.multiply(c_prev, f * (one - f), out=p[:, :, 1])
-  np.multiply(i, one - g * g, out=p[:, :, 2])
-  del c_prev
-  a = o * (one - tcs * tcs)           # dc per unit of dh
-  b = tcs * o * (one - o)              # dz_o per unit of dh
-  dz = np.empty((steps, batch, 4, u), dt)
-  dh_rows = np.flatnonzero(dhs.reshape(steps, -1).any(1)) if steps else ()
-  dc_rows = np.flatnonzero(dcs.reshape(steps, -1).any(1)) if steps else ()
-  dh_rows, dc_rows = set(dh_rows.tolist()), set(dc_rows.tolist())
   r = r.astype(dt, copy=False)
   rt = np.ascontiguousarray(r.T)
+  dz = np.empty((steps, batch, 4, u), dt)
+  # Output gradients are mostly zero (only the last step's h for a layer that returns
+  # the last output): steps without one skip the add.
+  dh_at = set(np.flatnonzero(dhs.reshape(steps, -1).any(1)).tolist()) if steps else set()
+  dc_at = set(np.flatnonzero(dcs.reshape(steps, -1).any(1)).tolist()) if steps else set()
   dh = np.zeros((batch, u), dt)
   dc = np.zeros((batch, u), dt)
   dct = np.empty((batch, u), dt)
+  k = min(_BLOCK, steps)
+  p = np.empty((k, batch, 3, u), dt)  # d z_i, z_f, z_g per unit of dc_t
+  a = np.empty((k, batch, u), dt)     # dc_t per unit of dh_t
+  b = np.empty((k, batch, u), dt)     # d z_o per unit of dh_t
+  tmp = np.empty((k, batch, u), dt)
   _bt.gemm(batch, u, u4)
-  for t in range(steps - 1, -1, -1):
-    if t in dh_rows:
-      dh += dhs[t]
-    np.multiply(dh, a[t], out=dct)
-    dct += dc
-    if t in dc_rows:
-      dct += dcs[t]
-    d = dz[t]
-    np.multiply(dh, b[t], out=d[:, 3])
-    np.multiply(p[t], dct[:, None, :], out=d[:, :3])
-    np.multiply(dct, f[t], out=dc)
-    np.matmul(d.reshape(batch, u4), rt, out=dh)
+  for end in range(steps, 0, -k):
+    # NOTE: the factors that do not depend on the recurrence, for a block of steps at
+    # once (cache-sized arrays: 3x fewer calls than per step, 2x faster than all steps
+    # at once, whose strided passes stream the whole gate array from memory).
+    start = max(0, end - k)
+    n = end - start
+    gb = gates[start:end]
+    i, f, g, o = (gb[..., j * u:(j + 1) * u] for j in range(4))
+    tc = tcs[start:end]
+    pi, pf, pg, an, bn, tn = p[:n, :, 0], p[:n, :, 1], p[:n, :, 2], a[:n], b[:n], tmp[:n]
+    np.multiply(i, i, out=tn)
+    np.subtract(i, tn, out=tn)
+    np.multiply(tn, g, out=pi)
+    np.multiply(f, f, out=tn)
+    np.subtract(f, tn, out=pf)
+    pf[0] *= c0 if start == 0 else cs[start - 1]
+    pf[1:] *= cs[start:end - 1]
+    np.multiply(g, g, out=tn)
+    np.subtract(1, tn, out=tn)
+    np.multiply(tn, i, out=pg)
+    np.multiply(tc, tc, out=tn)
+    np.subtract(1, tn, out=tn)
+    np.multiply(tn, o, out=an)
+    np.multiply(o, o, out=tn)
+    np.subtract(o, tn, out=tn)
+    np.multiply(tn, tc, out=bn)
+    for t in range(end - 1, start - 1, -1):
+      j = t - start
+      if t in dh_at:
+        dh += dhs[t]
+      np.multiply(dh, a[j], out=dct)
+      dct += dc
+      if t in dc_at:
+        dct += dcs[t]
+      d = dz[t]
+      np.multiply(dh, b[j], out=d[:, 3])
+      np.multiply(p[j], dct[:, None, :], out=d[:, :3])
+      np.multiply(dct, f[j], out=dc)
+      np.matmul(d.reshape(batch, u4), rt, out=dh)
   dz = dz.reshape(steps, batch, u4)
-  flat = dz.reshape(-1, u4)
-  h_prev = hs[:-1].reshape(-1, u)
-  _bt.gemm(u, u4, max(h_prev.shape[0], batch))
+  _bt.gemm(u, u4, steps * batch)
   dr = h0.T.astype(dt, copy=False) @ dz[0] if steps else np.zeros(r.shape, dt)
   if steps > 1:
-    dr += h_prev.T @ flat[batch:]
+    dr += hs[:-1].reshape(-1, u).T @ dz[1:].reshape(-1, u4)
   return dz.astype(xp.dtype, copy=False), dh.astype(h0.dtype, copy=False), \
       dc.astype(c0.dtype, copy=False), dr.astype(r.dtype, copy=False)
+
+
+_BLOCK = 16  # steps per block of LSTMSequenceGrad's recurrence-free factors
 
 
 @LSTMSequence.def_grad
