@@ -7,9 +7,7 @@ minute on a shared host (CPU time is the steadier figure there):
 """
 import argparse
 import os
-import statistics
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -28,7 +26,7 @@ def main():
   import tensorlet as tf
   import workloads_seq as ws
   from seq_data import lstm_data, transformer_data
-  from w7_common import keras_train_step
+  from w7_common import keras_train_step, time_step
   steps = []
   if "lstm" in args.k or not args.k:
     ids, y = lstm_data()
@@ -40,18 +38,9 @@ def main():
                   tf.keras.losses.MeanSquaredError(), x, y))
   for name, model, loss, x, y in steps:
     step = tf.function(keras_train_step(tf, model, loss, ws._adam()))
-    x, y = tf.constant(x), tf.constant(y)
-    for _ in range(3):
-      step(x, y)
-    ts, cpu = [], []
-    for _ in range(args.repeat):
-      t, c = time.perf_counter(), time.process_time()
-      step(x, y).numpy()
-      ts.append(time.perf_counter() - t)
-      cpu.append(time.process_time() - c)
-    print(f"tensorlet {name}, tf.function {statistics.median(ts) * 1e3:10.3f}ms "
-          f"(min {min(ts) * 1e3:.3f}ms, CPU {statistics.median(cpu) * 1e3:.3f}ms; "
-          f"load {os.getloadavg()[0]:.1f})", flush=True)
+    wall, low, cpu = time_step(step, tf.constant(x), tf.constant(y), args.repeat)
+    print(f"tensorlet {name}, tf.function {wall * 1e3:10.3f}ms (min {low * 1e3:.3f}ms, "
+          f"CPU {cpu * 1e3:.3f}ms; load {os.getloadavg()[0]:.1f})", flush=True)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ def main():
     tf.config.threading.set_intra_op_parallelism_threads(args.threads)
     tf.config.threading.set_inter_op_parallelism_threads(args.threads)
   sys.path.insert(0, HERE)
-  from w7_common import keras_train_step
+  from w7_common import keras_train_step, time_step
   from seq_data import (D_MODEL, EMB, FF, HEADS, STEPS, T_SEQ, UNITS, VOCAB, lstm_data,
                         transformer_data)
   L = tf.keras.layers
@@ -44,17 +44,9 @@ def main():
     step = keras_train_step(tf, model, loss_fn, opt)
     if not eager:
       step = tf.function(step)
-    for _ in range(3):
-      step(x, y)
-    ts, cpu = [], []
-    for _ in range(args.repeat):
-      t, c = time.perf_counter(), time.process_time()
-      step(x, y).numpy()
-      ts.append(time.perf_counter() - t)
-      cpu.append(time.process_time() - c)
-    # NOTE: CPU time (all threads) is the steadier figure on a shared, busy host.
-    print(f"TF {name}, {'eager' if eager else 'tf.function'} {statistics.median(ts) * 1e3:10.3f}ms "
-          f"(min {min(ts) * 1e3:.3f}ms, CPU {statistics.median(cpu) * 1e3:.3f}ms)", flush=True)
+    wall, low, cpu = time_step(step, x, y, args.repeat)
+    print(f"TF {name}, {'eager' if eager else 'tf.function'} {wall * 1e3:10.3f}ms "
+          f"(min {low * 1e3:.3f}ms, CPU {cpu * 1e3:.3f}ms)", flush=True)
 
   if args.neighbour:
     return neighbour(tf)

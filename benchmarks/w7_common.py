@@ -1,5 +1,8 @@
 """Inputs of W7 and the demo epoch and the Keras train step, shared by workloads_w7.py and
 tf_reference.py (no framework imported here: real TensorFlow's script uses it too)."""
+import statistics
+import time
+
 import numpy as np
 
 W7_BATCH = 32
@@ -32,3 +35,17 @@ def keras_train_step(tf, model, loss_fn, opt):
     opt.apply_gradients(zip(grads, model.trainable_variables))
     return loss
   return step
+
+
+def time_step(step, x, y, repeat):
+  """(median wall s, min wall s, median CPU s) of `step(x, y)` after 3 warm-up calls.
+  NOTE: CPU time (all threads) is the steadier figure on a shared, busy host."""
+  for _ in range(3):
+    step(x, y)
+  ts, cpu = [], []
+  for _ in range(repeat):
+    t, c = time.perf_counter(), time.process_time()
+    step(x, y).numpy()
+    ts.append(time.perf_counter() - t)
+    cpu.append(time.process_time() - c)
+  return statistics.median(ts), min(ts), statistics.median(cpu)
