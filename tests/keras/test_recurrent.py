@@ -254,14 +254,13 @@ def test_graph_is_one_while_loop_not_unrolled():
   types = _op_types(L.LSTM(4, return_sequences=True), tf.TensorSpec([2, 30, 3]))
   assert types.count("LSTMSequence") == 1 and "While" not in types
   assert types.count("MatMul") <= 1
+  layer = L.LSTM(4)
+  types = _op_types(lambda t, m: layer(t, mask=m), tf.TensorSpec([2, 30, 3]),
+                    tf.TensorSpec([2, 30], tf.bool))
+  assert types.count("MaskedLSTMSequence") == 1 and "While" not in types
   # options the fused op does not cover run the loop
-  for layer, extra in ((L.LSTM(4), [tf.TensorSpec([2, 30], tf.bool)]),
-                       (L.LSTM(4, activation="relu"), []),
-                       (L.LSTM(4, recurrent_dropout=0.5), [])):
-    if extra:
-      types = _op_types(lambda t, m: layer(t, mask=m), tf.TensorSpec([2, 30, 3]), *extra)
-    else:
-      types = _op_types(lambda t: layer(t, training=True), tf.TensorSpec([2, 30, 3]))
+  for layer in (L.LSTM(4, activation="relu"), L.LSTM(4, recurrent_dropout=0.5)):
+    types = _op_types(lambda t: layer(t, training=True), tf.TensorSpec([2, 30, 3]))
     assert types.count("While") == 1 and "LSTMSequence" not in types
   unrolled = L.LSTM(4, unroll=True)
   g = tf.function(lambda t: unrolled(t))
@@ -270,30 +269,59 @@ def test_graph_is_one_while_loop_not_unrolled():
   assert "While" not in types
 
 
-def test_fused_lstm_matches_step_loop_values_and_gradients():
-  # The one-op LSTM (LSTMSequence) against the per-step loop (unroll=True) of the same
-  # weights, in a graph with an unknown number of steps, for every output.
-  x = _rand(3, 6, 4, seed=3)
-  fused = L.LSTM(5, return_sequences=True, return_state=True)
-  steps = L.LSTM(5, return_sequences=True, return_state=True, unroll=True)
+def _check_fused_against_step_loop(x, units, mask=None, **kw):
+  """The one-op LSTM (LSTMSequence / MaskedLSTMSequence), eager and in a graph, against
+  the per-step loop (unroll=True) of the same weights: every output and the gradients
+  with respect to the inputs, an initial state and the weights."""
+  kw.update(return_sequences=True, return_state=True)
+  fused, steps = L.LSTM(units, **kw), L.LSTM(units, unroll=True, **kw)
   fused(x)
   steps(x)
   steps.set_weights(fused.get_weights())
-  h0, c0 = tf.constant(_rand(3, 5, seed=4)), tf.constant(_rand(3, 5, seed=5))
+  h0, c0 = (tf.constant(_rand(x.shape[0], units, seed=s)) for s in (7, 8))
+  extra = {} if mask is None else {"mask": tf.constant(mask)}
 
   def run(layer):
     with tf.GradientTape() as tape:
       xt = tf.constant(x)
       tape.watch([xt, h0, c0])
-      outs = layer(xt, initial_state=[h0, c0])
+      outs = layer(xt, initial_state=[h0, c0], **extra)
       y = tf.add_n([tf.reduce_sum(o * (k + 1.5)) for k, o in enumerate(outs)])
     return outs, tape.gradient(y, [xt, h0, c0] + layer.trainable_weights)
-  got = tf.function(run, input_signature=None)(fused)
   want = run(steps)
-  for a, b in zip(tf.nest.flatten(got), tf.nest.flatten(want)):
-    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
+  for got in (run(fused), tf.function(run)(fused)):
+    for a, b in zip(tf.nest.flatten(got), tf.nest.flatten(want)):
+      np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
+  return fused, steps
+
+
+def test_fused_lstm_matches_step_loop_values_and_gradients():
+  x = _rand(3, 6, 4, seed=3)
+  fused, steps = _check_fused_against_step_loop(x, 5)
+  # in a graph with an unknown number of steps
   dyn = tf.function(lambda t: fused(t), input_signature=[tf.TensorSpec([None, None, 4])])
   np.testing.assert_allclose(dyn(x)[0].numpy(), steps(x)[0].numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("zero_masked", [False, True])
+@pytest.mark.parametrize("backwards", [False, True])
+def test_fused_masked_lstm_matches_step_loop(zero_masked, backwards):
+  # rows masked at the start, in the middle, at the end and throughout
+  mask = np.ones((4, 6), bool)
+  mask[0, :2] = mask[1, 2:4] = mask[2, 4:] = mask[3, :] = False
+  _check_fused_against_step_loop(_rand(4, 6, 3, seed=6), 3, mask, go_backwards=backwards,
+                                 zero_output_for_mask=zero_masked)
+
+
+def test_fused_masked_lstm_gradients_finite_differences():
+  layer = L.LSTM(3, return_sequences=True, dtype="float64")
+  x = _rand(3, 5, 2).astype(np.float64)
+  x[0, :2] = 0.0
+  x[2, 3:] = 0.0
+  layer(x)
+  masked = lambda t: layer(t, mask=tf.constant(x.any(-1)))  # noqa: E731
+  check_layer_grads(masked, x, layer.trainable_weights)
+  check_layer_grads(tf.function(masked), x, layer.trainable_weights)
 
 
 def test_unroll_matches_loop_and_needs_known_time():

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import tensorlet as tf
-from tensorlet.ops import rnn_ops
+from tensorlet.ops import rnn_ops, rnn_sequence_ops
 
 
 def test_bad_shapes_raise_invalid_argument():
@@ -80,7 +80,9 @@ def test_sequence_bad_shapes_raise_invalid_argument():
                          (tf.ones([4, 2, 8]), h, h, r), (tf.ones([4, 3, 8]), h, tf.ones([2, 2]), r),
                          (tf.ones([4, 3, 8]), h, h, tf.ones([2, 6]))):
     with pytest.raises(tf.errors.InvalidArgumentError, match="LSTMSequence"):
-      rnn_ops.lstm_sequence(xp, h0, c0, rk)
+      rnn_sequence_ops.lstm_sequence(xp, h0, c0, rk)
+  with pytest.raises(tf.errors.InvalidArgumentError, match="MaskedLSTMSequence"):
+    rnn_sequence_ops.lstm_sequence(tf.ones([4, 3, 8]), h, h, r, mask=tf.ones([4, 3], tf.bool))
 
 
 def test_sequence_fused_and_primitive_gradients_agree():
@@ -106,11 +108,11 @@ def test_sequence_fused_and_primitive_gradients_agree():
     outer.watch(ins)
     with tf.GradientTape() as inner:
       inner.watch(ins)
-      y = loss(lambda: rnn_ops.lstm_sequence(*ins))
+      y = loss(lambda: rnn_sequence_ops.lstm_sequence(*ins))
     recorded = inner.gradient(y, ins)
   with tf.GradientTape() as tape:
     tape.watch(ins)
-    y = loss(lambda: rnn_ops.lstm_sequence(*ins))
+    y = loss(lambda: rnn_sequence_ops.lstm_sequence(*ins))
   fused = tape.gradient(y, ins)
   with tf.GradientTape() as tape:
     tape.watch(ins)
@@ -132,12 +134,12 @@ def test_sequence_gradient_in_graph_with_unknown_steps():
   def grads(*a):
     with tf.GradientTape() as tape:
       tape.watch(a)
-      hs, cs = rnn_ops.lstm_sequence(*a)
+      hs, cs = rnn_sequence_ops.lstm_sequence(*a)
       y = tf.reduce_sum(hs[-1]) + tf.reduce_sum(cs * 0.5)
     return tape.gradient(y, a)
   with tf.GradientTape() as tape:
     tape.watch(ins)
-    hs, cs = rnn_ops.lstm_sequence(*ins)
+    hs, cs = rnn_sequence_ops.lstm_sequence(*ins)
     y = tf.reduce_sum(hs[-1]) + tf.reduce_sum(cs * 0.5)
   for a, b in zip(grads(*ins), tape.gradient(y, ins)):
     np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6, atol=1e-7)

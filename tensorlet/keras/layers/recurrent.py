@@ -9,9 +9,10 @@ The built-in cells (SimpleRNN, LSTM, GRU) also offer `_tl_sequence_step`: the
 input projection `x @ kernel + bias` of every time step becomes one matmul
 before the loop, and the loop body keeps only the recurrent matmul (one GEMM
 for all gates) and the gate arithmetic.
-An LSTM with its default activations and no recurrent dropout or mask runs
-all its steps in one op instead (`rnn_ops.lstm_sequence`, as Keras uses one
-cuDNN op on a GPU), whose gradient reuses the gate activations of the forward.
+An LSTM with its default activations and no recurrent dropout runs all its
+steps in one op instead (`rnn_sequence_ops.lstm_sequence`, masked or not, as
+Keras uses one cuDNN op on a GPU), whose gradient reuses the forward's gate
+activations.
 """
 import numpy as np
 
@@ -406,8 +407,9 @@ class RNN(Layer):
     drawn = []
     if seq_step is not None and constants is None:
       xt, step, run_all = seq_step(xt, training)
-      if run_all is not None and mask is None and not self.unroll and xt.shape[0] != 0:
-        done = run_all(xt, list(states))
+      if run_all is not None and not self.unroll and xt.shape[0] != 0:
+        done = run_all(xt, list(states), mask, self.zero_output_for_mask,
+                       self.return_sequences)
         if done is not None:
           return done
     else:

@@ -14,6 +14,7 @@ from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
 from tensorlet.ops import nn_ops as _nn
 from tensorlet.ops import rnn_ops
+from tensorlet.ops import rnn_sequence_ops
 from tensorlet.tensor_shape import TensorShape
 
 __all__ = ["SimpleRNNCell", "LSTMCell", "GRUCell", "SimpleRNN", "LSTM", "GRU"]
@@ -167,9 +168,11 @@ class _Cell(Layer):
     return xp, lambda x_t, st: self._tl_recur(x_t, st, rdp), \
         (self._tl_run_all if rdp is None else None)
 
-  def _tl_run_all(self, xp, states):
-    """(last output, outputs at every step, final states) of all steps of the projected
-    `xp` in one op, or None where this cell has no such op."""
+  def _tl_run_all(self, xp, states, mask, zero_masked, need_seq):
+    """(last output, outputs at every step or None, final states) of all steps of the
+    projected `xp` in one op, or None where this cell has no such op. `mask`: None or
+    [time, batch, 1] booleans; `zero_masked`: masked steps output zeros, not the last
+    output."""
     return None
 
   def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
@@ -275,12 +278,23 @@ class LSTMCell(_Cell):
     return self.activation is activations.tanh and \
         self.recurrent_activation is activations.sigmoid
 
-  def _tl_run_all(self, xp, states):
+  def _tl_run_all(self, xp, states, mask, zero_masked, need_seq):
     if not self._tl_fused():
       return None
-    hs, cs = rnn_ops.lstm_sequence(xp, states[0], states[1], self.recurrent_kernel)
+    hs, cs = rnn_sequence_ops.lstm_sequence(xp, states[0], states[1], self.recurrent_kernel,
+                                            mask)
     h = hs[-1]
-    return h, hs, [h, cs[-1]]
+    if mask is None:
+      return h, hs, [h, cs[-1]]
+    # A masked step outputs zeros (zero_masked) or the last output: the state h of the
+    # last unmasked step, zeros before the first one.
+    if zero_masked:
+      shown = mask
+    else:
+      shown = _m.cumsum(_m.cast(mask, "int32"), axis=0) > 0
+    seq = _a.where(shown, hs, _a.zeros_like(hs)) if need_seq else None
+    last = _a.where(shown[-1], h, _a.zeros_like(h))
+    return last, seq, [h, cs[-1]]
 
   def _tl_recur(self, xp, states, rdp):
     h, c = states[0], states[1]
