@@ -35,14 +35,18 @@ def _seq_shape(inputs, attrs):
   return [(seq, xp.dtype), (seq, xp.dtype), (xp.shape, xp.dtype), (seq, xp.dtype)]
 
 
-def _check(name, xp, h0, c0, r, mask=None):
+def check_shapes(name, gates, xp, h0, r, mask, extra=(), extra_names=""):
+  """ValueError (InvalidArgumentError from the op) unless xp is [time, batch, gates *
+  units], h0 and each of `extra` [batch, units], r [units, gates * units] and mask
+  [time, batch, 1]."""
   u = r.shape[0] if r.ndim == 2 else -1
-  if r.ndim != 2 or r.shape[1] != 4 * u or xp.ndim != 3 or h0.ndim != 2 or \
-      xp.shape[1:] != (h0.shape[0], 4 * u) or h0.shape != c0.shape or h0.shape[-1] != u or \
+  if r.ndim != 2 or r.shape[1] != gates * u or xp.ndim != 3 or h0.ndim != 2 or \
+      xp.shape[1:] != (h0.shape[0], gates * u) or h0.shape[-1] != u or \
+      any(e.shape != want for e, want in extra) or \
       (mask is not None and mask.shape != xp.shape[:2] + (1,)):
-    got = [list(xp.shape), list(h0.shape), list(c0.shape), list(r.shape)]
-    want = "xp [time, batch, 4 * units], h0 and c0 [batch, units], recurrent_kernel " \
-        "[units, 4 * units]"
+    got = [list(t.shape) for t in (xp, h0, r) + tuple(e for e, _ in extra)]
+    want = f"xp [time, batch, {gates} * units], h0 [batch, units], recurrent_kernel " \
+        f"[units, {gates} * units]{extra_names}"
     if mask is not None:
       got.append(list(mask.shape))
       want += " and mask [time, batch, 1]"
@@ -189,7 +193,7 @@ def _grad_shape(inputs, attrs):
 def LSTMSequence(xp, h0, c0, r):
   """(h, c, gates, tanh(c)) at every step: `gates` holds i, f, g, o activated, and it and
   tanh(c) are kept for the gradient only (they have no gradient of their own)."""
-  _check("LSTMSequence", xp, h0, c0, r)
+  check_shapes("LSTMSequence", 4, xp, h0, r, None, [(c0, h0.shape)], ", c0 [batch, units]")
   return _forward(xp, h0, c0, r, None)
 
 
@@ -206,7 +210,8 @@ def LSTMSequenceGrad(xp, h0, c0, r, hs, cs, gates, tcs, dhs, dcs):
 def MaskedLSTMSequence(xp, h0, c0, r, mask):
   """LSTMSequence where rows whose boolean `mask` [time, batch, 1] is False keep their
   states."""
-  _check("MaskedLSTMSequence", xp, h0, c0, r, mask)
+  check_shapes("MaskedLSTMSequence", 4, xp, h0, r, mask, [(c0, h0.shape)],
+               ", c0 [batch, units]")
   return _forward(xp, h0, c0, r, mask)
 
 
@@ -216,32 +221,48 @@ def MaskedLSTMSequenceGrad(xp, h0, c0, r, mask, hs, cs, gates, tcs, dhs, dcs):
   return _backward(h0, c0, r, hs, cs, gates, tcs, dhs, dcs, mask)
 
 
-def _sequence_grad(op, dhs, dcs, _dgates, _dtcs):
-  xp, h0, c0, r = op.inputs[:4]
-  mask = op.inputs[4] if len(op.inputs) > 4 else None
-  hs, cs, gates, tcs = op.outputs
-  dhs = dhs if dhs is not None else _a.zeros_like(hs)
-  dcs = dcs if dcs is not None else _a.zeros_like(cs)
-  from tensorlet.ops.control_flow_ops import _gradient_recorded
-  if not _gradient_recorded():
-    if mask is None:
-      return list(execute(LSTMSequenceGrad, [xp, h0, c0, r, hs, cs, gates, tcs, dhs, dcs], {}))
-    return list(execute(MaskedLSTMSequenceGrad,
-                        [xp, h0, c0, r, mask, hs, cs, gates, tcs, dhs, dcs], {})) + [None]
-  grads = _primitive_grad(xp, h0, c0, r, mask, hs, cs, dhs, dcs)
-  return grads if mask is None else grads + [None]
+def def_sequence_grad(ops, grad_ops, primitive, n_states):
+  """Declares the gradient of a one-op RNN and of its masked form (`ops`; inputs: 4
+  tensors, then the mask; outputs: `n_states` states at every step, then what the
+  gradient kernel reads): its gradient op (`grad_ops`, unmasked and masked) when no tape
+  records the gradient, else `primitive(inputs, mask, outputs, output gradients)` in
+  differentiable ops."""
+  grad_op, masked_grad_op = grad_ops
+
+  def grad(op, *dys):
+    ins, outs = list(op.inputs[:4]), list(op.outputs)
+    mask = op.inputs[4] if len(op.inputs) > 4 else None
+    dys = [d if d is not None else _a.zeros_like(o) for d, o in zip(dys[:n_states], outs)]
+    from tensorlet.ops.control_flow_ops import _gradient_recorded
+    if _gradient_recorded():
+      grads = primitive(ins, mask, outs, dys)
+    elif mask is None:
+      grads = list(execute(grad_op, ins + outs + dys, {}))
+    else:
+      grads = list(execute(masked_grad_op, ins + [mask] + outs + dys, {}))
+    return grads if mask is None else grads + [None]
+  for o in ops:
+    o.def_grad(grad)
 
 
-LSTMSequence.def_grad(_sequence_grad)
-MaskedLSTMSequence.def_grad(_sequence_grad)
-
-
-def _primitive_grad(xp, h0, c0, r, mask, hs, cs, dhs, dcs):
-  """The same gradient in primitive ops and a while_loop, differentiable again (higher
-  order): each step's gates are recomputed from the op's inputs and outputs."""
+def reverse_loop(xp, body, carried):
+  """`body(t, *carried, ta) -> (t - 1, *carried, ta)` for t from xp's last step down to
+  0 in a while_loop, `ta` a TensorArray of the gradients of xp's steps; returns (the
+  gradient of xp, the final carried values)."""
   from tensorlet.ops import control_flow_ops as cf
   from tensorlet.ops.tensor_array_ops import TensorArray
   n = _a.shape(xp)[0]
+  ta = TensorArray(xp.dtype, size=n, element_shape=xp.shape[1:])
+  out = cf.while_loop(lambda t, *rest: t >= 0, body, [n - 1] + list(carried) + [ta])
+  dxp = out[-1].stack()
+  dxp.set_shape(xp.shape)
+  return dxp, list(out[1:-1])
+
+
+def _primitive_grad(ins, mask, outs, dys):
+  """The same gradient in primitive ops and a while_loop, differentiable again (higher
+  order): each step's gates are recomputed from the op's inputs and outputs."""
+  (xp, h0, c0, r), (hs, cs), (dhs, dcs) = ins, outs[:2], dys
   h_prev = _a.concat([_a.expand_dims(h0, 0), hs[:-1]], 0)
   c_prev = _a.concat([_a.expand_dims(c0, 0), cs[:-1]], 0)
 
@@ -264,13 +285,12 @@ def _primitive_grad(xp, h0, c0, r, mask, hs, cs, dhs, dcs):
       dc_prev = _a.where(m, dc_prev, dc)
     return (t - 1, dh_prev, dc_prev, dr + _m.matmul(hp, dz, transpose_a=True),
             ta.write(t, dz))
-  ta = TensorArray(xp.dtype, size=n, element_shape=xp.shape[1:])
-  _, dh0, dc0, dr, ta = cf.while_loop(
-      lambda t, *rest: t >= 0, body,
-      [n - 1, _a.zeros_like(h0), _a.zeros_like(c0), _a.zeros_like(r), ta])
-  dxp = ta.stack()
-  dxp.set_shape(xp.shape)
-  return [dxp, dh0, dc0, dr]
+  dxp, rest = reverse_loop(xp, body, [_a.zeros_like(h0), _a.zeros_like(c0), _a.zeros_like(r)])
+  return [dxp] + rest
+
+
+def_sequence_grad((LSTMSequence, MaskedLSTMSequence), (LSTMSequenceGrad, MaskedLSTMSequenceGrad),
+                  _primitive_grad, 2)
 
 
 @name_scoped

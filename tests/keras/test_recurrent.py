@@ -188,6 +188,7 @@ def check_case_against_keras2(name, mode):
     lambda: L.LSTM(3, return_sequences=True, go_backwards=True, dtype="float64"),
     lambda: L.GRU(3, return_sequences=True, go_backwards=True, dtype="float64"),
     lambda: L.GRU(3, reset_after=False, dtype="float64"),
+    lambda: L.GRU(3, use_bias=False, dtype="float64"),
     lambda: L.RNN([L.LSTMCell(2, dtype="float64"), L.SimpleRNNCell(2, dtype="float64")],
                   dtype="float64"),
     lambda: L.Bidirectional(L.LSTM(2, return_sequences=True, dtype="float64"),
@@ -247,9 +248,14 @@ def _op_types(layer, spec, *extra):
 
 
 def test_graph_is_one_while_loop_not_unrolled():
-  types = _op_types(L.GRU(4, return_sequences=True), tf.TensorSpec([2, 30, 3]))
+  types = _op_types(L.SimpleRNN(4, return_sequences=True), tf.TensorSpec([2, 30, 3]))
   assert types.count("While") == 1
   assert types.count("MatMul") <= 2  # the input projection is one GEMM before the loop
+  types = _op_types(L.GRU(4, reset_after=False), tf.TensorSpec([2, 30, 3]))
+  assert types.count("While") == 1 and "GRUSequence" not in types
+  # GRU (reset_after=True, the default): all steps in one op
+  types = _op_types(L.GRU(4, return_sequences=True), tf.TensorSpec([2, 30, 3]))
+  assert types.count("GRUSequence") == 1 and "While" not in types
   # LSTM: all steps in one op (its gradient keeps the gate activations), no loop
   types = _op_types(L.LSTM(4, return_sequences=True), tf.TensorSpec([2, 30, 3]))
   assert types.count("LSTMSequence") == 1 and "While" not in types
@@ -259,9 +265,10 @@ def test_graph_is_one_while_loop_not_unrolled():
                     tf.TensorSpec([2, 30], tf.bool))
   assert types.count("MaskedLSTMSequence") == 1 and "While" not in types
   # options the fused op does not cover run the loop
-  for layer in (L.LSTM(4, activation="relu"), L.LSTM(4, recurrent_dropout=0.5)):
+  for layer in (L.LSTM(4, activation="relu"), L.LSTM(4, recurrent_dropout=0.5),
+                L.GRU(4, recurrent_activation="hard_sigmoid"), L.GRU(4, recurrent_dropout=0.5)):
     types = _op_types(lambda t: layer(t, training=True), tf.TensorSpec([2, 30, 3]))
-    assert types.count("While") == 1 and "LSTMSequence" not in types
+    assert types.count("While") == 1 and not any("Sequence" in t for t in types)
   unrolled = L.LSTM(4, unroll=True)
   g = tf.function(lambda t: unrolled(t))
   types = [op.type for op in g.get_concrete_function(tf.TensorSpec([2, 3, 3])).graph
@@ -269,25 +276,26 @@ def test_graph_is_one_while_loop_not_unrolled():
   assert "While" not in types
 
 
-def _check_fused_against_step_loop(x, units, mask=None, **kw):
-  """The one-op LSTM (LSTMSequence / MaskedLSTMSequence), eager and in a graph, against
-  the per-step loop (unroll=True) of the same weights: every output and the gradients
-  with respect to the inputs, an initial state and the weights."""
+def _check_fused_against_step_loop(x, units, mask=None, layer=L.LSTM, **kw):
+  """The one-op LSTM or GRU ((Masked)LSTMSequence, (Masked)GRUSequence), eager and in a
+  graph, against the per-step loop (unroll=True) of the same weights: every output and
+  the gradients with respect to the inputs, an initial state and the weights."""
   kw.update(return_sequences=True, return_state=True)
-  fused, steps = L.LSTM(units, **kw), L.LSTM(units, unroll=True, **kw)
+  fused, steps = layer(units, **kw), layer(units, unroll=True, **kw)
   fused(x)
   steps(x)
   steps.set_weights(fused.get_weights())
-  h0, c0 = (tf.constant(_rand(x.shape[0], units, seed=s)) for s in (7, 8))
+  states = [tf.constant(_rand(x.shape[0], units, seed=s))
+            for s in (7, 8)[:len(fused.cell.state_size) if layer is L.LSTM else 1]]
   extra = {} if mask is None else {"mask": tf.constant(mask)}
 
   def run(layer):
     with tf.GradientTape() as tape:
       xt = tf.constant(x)
-      tape.watch([xt, h0, c0])
-      outs = layer(xt, initial_state=[h0, c0], **extra)
+      tape.watch([xt] + states)
+      outs = layer(xt, initial_state=states, **extra)
       y = tf.add_n([tf.reduce_sum(o * (k + 1.5)) for k, o in enumerate(outs)])
-    return outs, tape.gradient(y, [xt, h0, c0] + layer.trainable_weights)
+    return outs, tape.gradient(y, [xt] + states + layer.trainable_weights)
   want = run(steps)
   for got in (run(fused), tf.function(run)(fused)):
     for a, b in zip(tf.nest.flatten(got), tf.nest.flatten(want)):
@@ -303,18 +311,25 @@ def test_fused_lstm_matches_step_loop_values_and_gradients():
   np.testing.assert_allclose(dyn(x)[0].numpy(), steps(x)[0].numpy(), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("layer", [L.LSTM, L.GRU])
 @pytest.mark.parametrize("zero_masked", [False, True])
 @pytest.mark.parametrize("backwards", [False, True])
-def test_fused_masked_lstm_matches_step_loop(zero_masked, backwards):
+def test_fused_masked_rnn_matches_step_loop(layer, zero_masked, backwards):
   # rows masked at the start, in the middle, at the end and throughout
   mask = np.ones((4, 6), bool)
   mask[0, :2] = mask[1, 2:4] = mask[2, 4:] = mask[3, :] = False
-  _check_fused_against_step_loop(_rand(4, 6, 3, seed=6), 3, mask, go_backwards=backwards,
-                                 zero_output_for_mask=zero_masked)
+  _check_fused_against_step_loop(_rand(4, 6, 3, seed=6), 3, mask, layer,
+                                 go_backwards=backwards, zero_output_for_mask=zero_masked)
 
 
-def test_fused_masked_lstm_gradients_finite_differences():
-  layer = L.LSTM(3, return_sequences=True, dtype="float64")
+@pytest.mark.parametrize("use_bias", [True, False])
+def test_fused_gru_matches_step_loop(use_bias):
+  _check_fused_against_step_loop(_rand(3, 5, 4, seed=9), 4, layer=L.GRU, use_bias=use_bias)
+
+
+@pytest.mark.parametrize("make", [L.LSTM, L.GRU])
+def test_fused_masked_rnn_gradients_finite_differences(make):
+  layer = make(3, return_sequences=True, dtype="float64")
   x = _rand(3, 5, 2).astype(np.float64)
   x[0, :2] = 0.0
   x[2, 3:] = 0.0

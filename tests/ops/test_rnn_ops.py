@@ -1,9 +1,10 @@
-"""The fused LSTM step and sequence: shape errors, and their two gradient forms agree."""
+"""The fused LSTM step and the one-op LSTM and GRU sequences: shape errors, and their two
+gradient forms agree."""
 import numpy as np
 import pytest
 
 import tensorlet as tf
-from tensorlet.ops import rnn_ops, rnn_sequence_ops
+from tensorlet.ops import gru_sequence_ops, rnn_ops, rnn_sequence_ops
 
 
 def test_bad_shapes_raise_invalid_argument():
@@ -143,3 +144,34 @@ def test_sequence_gradient_in_graph_with_unknown_steps():
     y = tf.reduce_sum(hs[-1]) + tf.reduce_sum(cs * 0.5)
   for a, b in zip(grads(*ins), tape.gradient(y, ins)):
     np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_gru_sequence_bad_shapes_raise_invalid_argument():
+  r, rb, h = tf.ones([2, 6]), tf.ones([6]), tf.ones([3, 2])
+  for xp, h0, rk, b in ((tf.ones([4, 3, 5]), h, r, rb), (tf.ones([3, 6]), h, r, rb),
+                        (tf.ones([4, 2, 6]), h, r, rb), (tf.ones([4, 3, 6]), h, r, tf.ones([2, 6])),
+                        (tf.ones([4, 3, 6]), h, tf.ones([2, 8]), rb)):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="GRUSequence"):
+      gru_sequence_ops.gru_sequence(xp, h0, rk, b)
+  with pytest.raises(tf.errors.InvalidArgumentError, match="MaskedGRUSequence"):
+    gru_sequence_ops.gru_sequence(tf.ones([4, 3, 6]), h, r, rb, mask=tf.ones([4, 1, 1], tf.bool))
+
+
+def test_gru_sequence_fused_and_primitive_gradients_agree():
+  rng = np.random.RandomState(4)
+  ins = [tf.constant(rng.standard_normal(s)) for s in ((6, 3, 6), (3, 2), (2, 6), (6,))]
+  mask = tf.constant(rng.rand(6, 3, 1) > 0.3)
+  w = tf.constant(rng.standard_normal((6, 3, 2)))
+  for m in (None, mask):
+    with tf.GradientTape() as outer:
+      outer.watch(ins)
+      with tf.GradientTape() as inner:
+        inner.watch(ins)
+        y = tf.reduce_sum(gru_sequence_ops.gru_sequence(*ins, mask=m) * w)
+      recorded = inner.gradient(y, ins)
+    with tf.GradientTape() as tape:
+      tape.watch(ins)
+      y = tf.reduce_sum(gru_sequence_ops.gru_sequence(*ins, mask=m) * w)
+    for a, b in zip(recorded, tape.gradient(y, ins)):
+      np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12, atol=1e-14)
+    assert outer.gradient(recorded[2], ins[0]) is not None

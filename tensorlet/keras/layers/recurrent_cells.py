@@ -13,6 +13,7 @@ from tensorlet.keras.layers.recurrent import RNN, _sizes, batch_zeros
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
 from tensorlet.ops import nn_ops as _nn
+from tensorlet.ops import gru_sequence_ops
 from tensorlet.ops import rnn_ops
 from tensorlet.ops import rnn_sequence_ops
 from tensorlet.tensor_shape import TensorShape
@@ -205,6 +206,21 @@ class _Cell(Layer):
     return config
 
 
+def _masked_outputs(hs, mask, zero_masked, need_seq):
+  """(last output, outputs at every step) of a one-op RNN from its state h at every step.
+  A masked step outputs zeros (zero_masked) or the last output: the state of the last
+  unmasked step, zeros before the first one."""
+  if mask is None:
+    return hs[-1], hs
+  if zero_masked:
+    shown = mask
+  else:
+    shown = _m.cumsum(_m.cast(mask, "int32"), axis=0) > 0
+  seq = _a.where(shown, hs, _a.zeros_like(hs)) if need_seq else None
+  h = hs[-1]
+  return _a.where(shown[-1], h, _a.zeros_like(h)), seq
+
+
 class SimpleRNNCell(_Cell):
   """`h = activation(x @ kernel + h_prev @ recurrent_kernel + bias)`."""
 
@@ -283,18 +299,8 @@ class LSTMCell(_Cell):
       return None
     hs, cs = rnn_sequence_ops.lstm_sequence(xp, states[0], states[1], self.recurrent_kernel,
                                             mask)
-    h = hs[-1]
-    if mask is None:
-      return h, hs, [h, cs[-1]]
-    # A masked step outputs zeros (zero_masked) or the last output: the state h of the
-    # last unmasked step, zeros before the first one.
-    if zero_masked:
-      shown = mask
-    else:
-      shown = _m.cumsum(_m.cast(mask, "int32"), axis=0) > 0
-    seq = _a.where(shown, hs, _a.zeros_like(hs)) if need_seq else None
-    last = _a.where(shown[-1], h, _a.zeros_like(h))
-    return last, seq, [h, cs[-1]]
+    last, seq = _masked_outputs(hs, mask, zero_masked, need_seq)
+    return last, seq, [hs[-1], cs[-1]]
 
   def _tl_recur(self, xp, states, rdp):
     h, c = states[0], states[1]
@@ -340,6 +346,15 @@ class GRUCell(_Cell):
 
   def _tl_input_bias(self):
     return self.bias[0] if self.reset_after else self.bias
+
+  def _tl_run_all(self, xp, states, mask, zero_masked, need_seq):
+    if not (self.reset_after and self.activation is activations.tanh and
+            self.recurrent_activation is activations.sigmoid):
+      return None
+    rb = self.bias[1] if self.use_bias else _a.zeros([3 * self.units], xp.dtype)
+    hs = gru_sequence_ops.gru_sequence(xp, states[0], self.recurrent_kernel, rb, mask)
+    last, seq = _masked_outputs(hs, mask, zero_masked, need_seq)
+    return last, seq, [hs[-1]]
 
   def _tl_recur(self, xp, states, rdp):
     h = states[0]
