@@ -56,6 +56,7 @@ def _forward(xp, h0, r, rb, mask):
   rechs = np.empty((steps, batch, u), dt)     # rec_h (before the reset gate)
   rec = np.empty((batch, u3), dt)
   tmp = np.empty((batch, u), dt)
+  tmp2 = np.empty((batch, u), dt)
   r, rb = r.astype(dt, copy=False), rb.astype(dt, copy=False)
   h = h0.astype(dt, copy=False)
   keep = _kept_rows(mask)
@@ -72,9 +73,12 @@ def _forward(xp, h0, r, rb, mask):
     np.multiply(zr[:, u:], rec[:, 2 * u:], out=hh)
     hh += x[:, 2 * u:]
     np.tanh(hh, out=hh)
-    np.subtract(h, hh, out=tmp)  # h_new = hh + z * (h - hh)
-    tmp *= zr[:, :u]
-    np.add(hh, tmp, out=hs[t])
+    # NOTE: z * h + (1 - z) * hh as Keras writes it (hh + z * (h - hh), one op fewer,
+    # rounds differently from the step-by-step layer).
+    np.multiply(zr[:, :u], h, out=tmp)
+    np.subtract(1, zr[:, :u], out=tmp2)
+    tmp2 *= hh
+    np.add(tmp, tmp2, out=hs[t])
     if t in keep:
       np.copyto(hs[t], h, where=keep[t])
     h = hs[t]
