@@ -328,6 +328,32 @@ def test_fused_gru_matches_step_loop(use_bias):
 
 
 @pytest.mark.parametrize("make", [L.LSTM, L.GRU])
+def test_fused_rnn_second_order_matches_step_loop(make):
+  # A gradient penalty (the gradient of a gradient) through the one-op layer, eager and
+  # in a graph, against the step loop's.
+  x = _rand(2, 5, 3, seed=10).astype(np.float64)
+  fused, steps = make(3, dtype="float64"), make(3, unroll=True, dtype="float64")
+  fused(x)
+  steps(x)
+  steps.set_weights(fused.get_weights())
+
+  def penalty_grads(layer):
+    xt = tf.constant(x)
+    with tf.GradientTape() as outer:
+      outer.watch(xt)
+      with tf.GradientTape() as inner:
+        inner.watch(xt)
+        y = tf.reduce_sum(layer(xt) ** 2)
+      g = inner.gradient(y, xt)
+      penalty = tf.reduce_sum(g * g)
+    return outer.gradient(penalty, [xt] + layer.trainable_weights)
+  want = penalty_grads(steps)
+  for got in (penalty_grads(fused), tf.function(penalty_grads)(fused)):
+    for a, b in zip(got, want):
+      np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("make", [L.LSTM, L.GRU])
 def test_fused_masked_rnn_gradients_finite_differences(make):
   layer = make(3, return_sequences=True, dtype="float64")
   x = _rand(3, 5, 2).astype(np.float64)
