@@ -37,8 +37,8 @@ def _seq_shape(inputs, attrs):
 
 def check_shapes(name, gates, xp, h0, r, mask, extra=(), extra_names=""):
   """ValueError (InvalidArgumentError from the op) unless xp is [time, batch, gates *
-  units], h0 and each of `extra` [batch, units], r [units, gates * units] and mask
-  [time, batch, 1]."""
+  units], h0 [batch, units], r [units, gates * units], mask (when given) [time, batch,
+  1] and each (tensor, shape) pair of `extra` (named in `extra_names`) matches."""
   u = r.shape[0] if r.ndim == 2 else -1
   if r.ndim != 2 or r.shape[1] != gates * u or xp.ndim != 3 or h0.ndim != 2 or \
       xp.shape[1:] != (h0.shape[0], gates * u) or h0.shape[-1] != u or \

@@ -11,9 +11,9 @@ from tensorlet.keras.layers._util import smart_cond
 from tensorlet.keras.layers.core import _config
 from tensorlet.keras.layers.recurrent import RNN, _sizes, batch_zeros
 from tensorlet.ops import array_ops as _a
+from tensorlet.ops import gru_sequence_ops
 from tensorlet.ops import math_ops as _m
 from tensorlet.ops import nn_ops as _nn
-from tensorlet.ops import gru_sequence_ops
 from tensorlet.ops import rnn_ops
 from tensorlet.ops import rnn_sequence_ops
 from tensorlet.tensor_shape import TensorShape
