@@ -1,14 +1,17 @@
 """Every step of a GRU over a sequence in ONE op (the Keras GRU layer's path with its
 default activations and `reset_after=True`, the variant Keras 2 runs as one cuDNN op).
 
-`gru_sequence(xp, h0, recurrent_kernel, recurrent_bias, mask=None)` takes the input part
+`gru_sequence(xp, h0, recurrent_kernel, recurrent_bias, mask=None, recurrent_scale=None)`
+takes the input part
 of the gate pre-activations `xp` ([time, batch, 3 * units], gates z, r, h in Keras'
 order, input bias included) and the state `h0` ([batch, units]) and returns the state
 at every step:
   rec = h @ recurrent_kernel + recurrent_bias
   z, r = sigmoid(xp_z + rec_z), sigmoid(xp_r + rec_r); hh = tanh(xp_h + r * rec_h)
   h = z * h + (1 - z) * hh
-With a boolean `mask` [time, batch, 1], rows whose mask is False keep their state.
+With a boolean `mask` [time, batch, 1], rows whose mask is False keep their state;
+`recurrent_scale` [batch, units] multiplies h in `h @ recurrent_kernel` (Keras' recurrent
+dropout mask).
 As for the LSTM (rnn_sequence_ops.py), the forward keeps its activations for the
 gradient, whose kernel takes one small GEMM per step and forms the recurrent kernel's
 gradient as one GEMM over all steps; a recorded gradient uses primitive ops.
@@ -21,8 +24,9 @@ from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
 from tensorlet.ops._common import name_scoped
 from tensorlet.ops.registry import op
-from tensorlet.ops.rnn_sequence_ops import (_BLOCK, _kept_rows, _sigmoid_inplace, check_shapes,
-                                            def_sequence_grad, reverse_loop)
+from tensorlet.ops.rnn_sequence_ops import (_BLOCK, _kept_rows, _scale, _sigmoid_inplace,
+                                            check_shapes, def_sequence_grad, masks_or_ones,
+                                            recurrent_kernel_grad, reverse_loop)
 from tensorlet.tensor_shape import TensorShape
 
 __all__ = ["gru_sequence"]
@@ -46,7 +50,7 @@ def _bias(r, rb):
   return [(rb, (r.shape[-1],) if r.ndim == 2 else (-1,))]
 
 
-def _forward(xp, h0, r, rb, mask):
+def _forward(xp, h0, r, rb, mask, scale):
   steps, batch, u3 = xp.shape
   u = u3 // 3
   dt = xp.dtype
@@ -60,10 +64,15 @@ def _forward(xp, h0, r, rb, mask):
   r, rb = r.astype(dt, copy=False), rb.astype(dt, copy=False)
   h = h0.astype(dt, copy=False)
   keep = _kept_rows(mask)
+  scale = _scale(scale, dt)
   _bt.gemm(batch, u3, u)
   for t in range(steps):
     x = xp[t]
-    np.matmul(h, r, out=rec)
+    if scale is None:
+      np.matmul(h, r, out=rec)
+    else:
+      np.multiply(h, scale, out=tmp)
+      np.matmul(tmp, r, out=rec)
     rec += rb
     zr = zrs[t]
     np.add(x[:, :2 * u], rec[:, :2 * u], out=zr)
@@ -85,7 +94,7 @@ def _forward(xp, h0, r, rb, mask):
   return hs, zrs, hhs, rechs
 
 
-def _backward(h0, r, hs, zrs, hhs, rechs, dhs, mask):
+def _backward(h0, r, hs, zrs, hhs, rechs, dhs, mask, scale):
   steps, batch, u = hs.shape
   u3 = 3 * u
   dt = hs.dtype
@@ -95,6 +104,7 @@ def _backward(h0, r, hs, zrs, hhs, rechs, dhs, mask):
   dxh = np.empty((steps, batch, u), dt)    # gradient of xp_h (xp_z, xp_r: as rec's)
   dh_at = set(np.flatnonzero(dhs.reshape(steps, -1).any(1)).tolist()) if steps else set()
   keep = _kept_rows(mask)
+  scale = _scale(scale, dt)
   dh = np.zeros((batch, u), dt)
   spare = np.empty((batch, u), dt)
   k = min(_BLOCK, steps)
@@ -140,14 +150,12 @@ def _backward(h0, r, hs, zrs, hhs, rechs, dhs, mask):
         np.copyto(da, 0, where=off)
         np.copyto(spare, dh, where=off)
       np.matmul(d, rt, out=dh)
+      if scale is not None:
+        dh *= scale
       dh += spare
-  flat = drec.reshape(-1, u3)
   dxp = np.concatenate([drec[..., :2 * u], dxh], -1)
-  _bt.gemm(u, u3, steps * batch)
-  dr = h0.T.astype(dt, copy=False) @ drec[0] if steps else np.zeros(r.shape, dt)
-  if steps > 1:
-    dr += hs[:-1].reshape(-1, u).T @ flat[batch:]
-  return dxp, dh.astype(h0.dtype, copy=False), dr, flat.sum(0)
+  return dxp, dh.astype(h0.dtype, copy=False), recurrent_kernel_grad(h0, hs, drec, scale), \
+      drec.reshape(-1, u3).sum(0)
 
 
 def _grad_shape(inputs, attrs):
@@ -159,31 +167,32 @@ def GRUSequence(xp, h0, r, rb):
   """(h, z and r, the candidate hh, rec_h) at every step; all but h are kept for the
   gradient only (they have no gradient of their own)."""
   check_shapes("GRUSequence", 3, xp, h0, r, None, _bias(r, rb), _BIAS)
-  return _forward(xp, h0, r, rb, None)
+  return _forward(xp, h0, r, rb, None, None)
 
 
 @op("GRUSequenceGrad", dtypes=_FLOAT, num_outputs=4, differentiable=False, shape=_grad_shape)
 def GRUSequenceGrad(xp, h0, r, rb, hs, zrs, hhs, rechs, dhs):
   """(dxp, dh0, dr, drb) of GRUSequence from its kept activations."""
-  return _backward(h0, r, hs, zrs, hhs, rechs, dhs, None)
+  return _backward(h0, r, hs, zrs, hhs, rechs, dhs, None, None)
 
 
-@op("MaskedGRUSequence", dtypes=_FLOAT, type_inputs=(0, 1, 2, 3), shape=_seq_shape,
+@op("MaskedGRUSequence", dtypes=_FLOAT, type_inputs=(0, 1, 2, 3, 5), shape=_seq_shape,
     num_outputs=4)
-def MaskedGRUSequence(xp, h0, r, rb, mask):
+def MaskedGRUSequence(xp, h0, r, rb, mask, scale):
   """GRUSequence where rows whose boolean `mask` [time, batch, 1] is False keep their
-  state."""
-  check_shapes("MaskedGRUSequence", 3, xp, h0, r, mask, _bias(r, rb), _BIAS)
-  return _forward(xp, h0, r, rb, mask)
+  state, and h is multiplied by `scale` [batch, units] in each recurrent matmul."""
+  check_shapes("MaskedGRUSequence", 3, xp, h0, r, mask, _bias(r, rb) + [(scale, h0.shape)],
+               _BIAS)
+  return _forward(xp, h0, r, rb, mask, scale)
 
 
 @op("MaskedGRUSequenceGrad", dtypes=_FLOAT, type_inputs=(0, 1, 2, 3), num_outputs=4,
     differentiable=False, shape=_grad_shape)
-def MaskedGRUSequenceGrad(xp, h0, r, rb, mask, hs, zrs, hhs, rechs, dhs):
-  return _backward(h0, r, hs, zrs, hhs, rechs, dhs, mask)
+def MaskedGRUSequenceGrad(xp, h0, r, rb, mask, scale, hs, zrs, hhs, rechs, dhs):
+  return _backward(h0, r, hs, zrs, hhs, rechs, dhs, mask, scale)
 
 
-def _primitive_grad(ins, mask, outs, dys):
+def _primitive_grad(ins, mask, scale, outs, dys):
   """The same gradient in primitive ops and a while_loop, differentiable again (higher
   order): each step's gates are recomputed from the op's inputs and outputs."""
   (xp, h0, r, rb), hs, (dhs,) = ins, outs[0], dys
@@ -191,9 +200,10 @@ def _primitive_grad(ins, mask, outs, dys):
 
   def body(t, dh_next, dr, drb, ta):
     hp = _a.gather(h_prev, t)
+    hd = hp * scale if scale is not None else hp
     dh = _a.gather(dhs, t) + dh_next
     xz, xr, xh = _a.split(_a.gather(xp, t), 3, axis=-1)
-    rz, rr, rh = _a.split(_m.matmul(hp, r) + rb, 3, axis=-1)
+    rz, rr, rh = _a.split(_m.matmul(hd, r) + rb, 3, axis=-1)
     z, rg = _m.sigmoid(xz + rz), _m.sigmoid(xr + rr)
     hh = _m.tanh(xh + rg * rh)
     dzp = dh * (hp - hh) * z * (1 - z)
@@ -201,13 +211,15 @@ def _primitive_grad(ins, mask, outs, dys):
     drp = da * rh * rg * (1 - rg)
     drec = _a.concat([dzp, drp, da * rg], -1)
     dx = _a.concat([dzp, drp, da], -1)
-    dh_prev = dh * z + _m.matmul(drec, r, transpose_b=True)
+    dh_rec = _m.matmul(drec, r, transpose_b=True)
     if mask is not None:
       m = _a.gather(mask, t)
       drec = _a.where(m, drec, _a.zeros_like(drec))
       dx = _a.where(m, dx, _a.zeros_like(dx))
-      dh_prev = _a.where(m, dh_prev, dh)
-    return (t - 1, dh_prev, dr + _m.matmul(hp, drec, transpose_a=True),
+      dh_prev = _a.where(m, dh * z + dh_rec * scale, dh)
+    else:
+      dh_prev = dh * z + dh_rec
+    return (t - 1, dh_prev, dr + _m.matmul(hd, drec, transpose_a=True),
             drb + _m.reduce_sum(drec, 0), ta.write(t, dx))
   dxp, rest = reverse_loop(xp, body, [_a.zeros_like(h0), _a.zeros_like(r), _a.zeros_like(rb)])
   return [dxp] + rest
@@ -218,8 +230,10 @@ def_sequence_grad((GRUSequence, MaskedGRUSequence), (GRUSequenceGrad, MaskedGRUS
 
 
 @name_scoped
-def gru_sequence(xp, h0, recurrent_kernel, recurrent_bias, mask=None, name=None):
+def gru_sequence(xp, h0, recurrent_kernel, recurrent_bias, mask=None, recurrent_scale=None,
+                 name=None):
   """The GRU state at every step [time, batch, units]; see the module docstring."""
-  if mask is None:
+  if mask is None and recurrent_scale is None:
     return GRUSequence(xp, h0, recurrent_kernel, recurrent_bias)[0]
-  return MaskedGRUSequence(xp, h0, recurrent_kernel, recurrent_bias, mask)[0]
+  mask, recurrent_scale = masks_or_ones(xp, h0, mask, recurrent_scale)
+  return MaskedGRUSequence(xp, h0, recurrent_kernel, recurrent_bias, mask, recurrent_scale)[0]

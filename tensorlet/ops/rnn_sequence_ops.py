@@ -1,11 +1,13 @@
 """Every step of an LSTM over a sequence in ONE op (the Keras LSTM layer's path with its
 default activations, as Keras 2 runs one cuDNN op on a GPU).
 
-`lstm_sequence(xp, h0, c0, recurrent_kernel, mask=None)` runs `rnn_ops.lstm_step` over
-the leading (time) axis of `xp` (the input part of the gate pre-activations, [time,
-batch, 4 * units]) from the states `h0`, `c0` ([batch, units]) and returns the states h
-and c at every step. With a boolean `mask` [time, batch, 1], a batch row whose mask is
-False at a step keeps its previous states there (Keras' masked RNN step).
+`lstm_sequence(xp, h0, c0, recurrent_kernel, mask=None, recurrent_scale=None)` runs
+`rnn_ops.lstm_step` over the leading (time) axis of `xp` (the input part of the gate
+pre-activations, [time, batch, 4 * units]) from the states `h0`, `c0` ([batch, units])
+and returns the states h and c at every step. With a boolean `mask` [time, batch, 1], a
+batch row whose mask is False at a step keeps its previous states there (Keras' masked
+RNN step); `recurrent_scale` [batch, units] multiplies h before every recurrent matmul
+(Keras' recurrent dropout mask, the same at every step).
 
 The forward keeps the gate activations and tanh(c) for the gradient, whose kernel walks
 back over time with one small GEMM per step (no step is recomputed) and forms the
@@ -39,6 +41,8 @@ def check_shapes(name, gates, xp, h0, r, mask, extra=(), extra_names=""):
   """ValueError (InvalidArgumentError from the op) unless xp is [time, batch, gates *
   units], h0 [batch, units], r [units, gates * units], mask (when given) [time, batch,
   1] and each (tensor, shape) pair of `extra` (named in `extra_names`) matches."""
+  if mask is not None:
+    extra_names += ", recurrent_scale [batch, units]"
   u = r.shape[0] if r.ndim == 2 else -1
   if r.ndim != 2 or r.shape[1] != gates * u or xp.ndim != 3 or h0.ndim != 2 or \
       xp.shape[1:] != (h0.shape[0], gates * u) or h0.shape[-1] != u or \
@@ -60,7 +64,7 @@ def _sigmoid_inplace(z):
   np.reciprocal(z, out=z)
 
 
-def _forward(xp, h0, c0, r, mask):
+def _forward(xp, h0, c0, r, mask, scale):
   steps, batch, u4 = xp.shape
   u = u4 // 4
   dt = xp.dtype
@@ -72,12 +76,18 @@ def _forward(xp, h0, c0, r, mask):
   r = r.astype(dt, copy=False)
   h, c = h0.astype(dt, copy=False), c0.astype(dt, copy=False)
   keep = _kept_rows(mask)
+  scale = _scale(scale, dt)
+  hd = np.empty((batch, u), dt) if scale is not None else None
   _bt.gemm(batch, u4, u)
   # NOTE: one small GEMM per step writes straight into its slice of `gates`; every
   # elementwise op writes into a preallocated buffer (no allocation in the loop).
   for t in range(steps):
     z = gates[t]
-    np.matmul(h, r, out=z)
+    if scale is None:
+      np.matmul(h, r, out=z)
+    else:
+      np.multiply(h, scale, out=hd)
+      np.matmul(hd, r, out=z)
     z += xp[t]
     zg = z[:, 2 * u:3 * u]
     np.tanh(zg, out=tmp)
@@ -96,6 +106,13 @@ def _forward(xp, h0, c0, r, mask):
   return hs, cs, gates, tcs
 
 
+def _scale(scale, dt):
+  """The recurrent multiplier as an array of `dt`, or None where it is all ones."""
+  if scale is None or (scale == 1).all():
+    return None
+  return scale.astype(dt, copy=False)
+
+
 def _kept_rows(mask):
   """{step: [batch, 1] True where the row keeps its states} for steps with such rows."""
   if mask is None:
@@ -104,7 +121,7 @@ def _kept_rows(mask):
   return {int(t): off[t] for t in np.flatnonzero(off.reshape(off.shape[0], -1).any(1))}
 
 
-def _backward(h0, c0, r, hs, cs, gates, tcs, dhs, dcs, mask):
+def _backward(h0, c0, r, hs, cs, gates, tcs, dhs, dcs, mask, scale):
   steps, batch, u4 = gates.shape
   u = u4 // 4
   dt = gates.dtype
@@ -116,6 +133,7 @@ def _backward(h0, c0, r, hs, cs, gates, tcs, dhs, dcs, mask):
   dh_at = set(np.flatnonzero(dhs.reshape(steps, -1).any(1)).tolist()) if steps else set()
   dc_at = set(np.flatnonzero(dcs.reshape(steps, -1).any(1)).tolist()) if steps else set()
   keep = _kept_rows(mask)
+  scale = _scale(scale, dt)
   dh = np.zeros((batch, u), dt)
   dc = np.zeros((batch, u), dt)
   dct = np.empty((batch, u), dt)
@@ -171,18 +189,34 @@ def _backward(h0, c0, r, hs, cs, gates, tcs, dhs, dcs, mask):
         np.copyto(spare, dc, where=off)
         dc, spare = spare, dc
         np.matmul(d.reshape(batch, u4), rt, out=spare)
+        if scale is not None:
+          spare *= scale
         np.copyto(spare, dh, where=off)
         dh, spare = spare, dh
         continue
       np.multiply(dct, f[j], out=dc)
       np.matmul(d.reshape(batch, u4), rt, out=dh)
+      if scale is not None:
+        dh *= scale
   dz = dz.reshape(steps, batch, u4)
-  _bt.gemm(u, u4, steps * batch)
-  dr = h0.T.astype(dt, copy=False) @ dz[0] if steps else np.zeros(r.shape, dt)
-  if steps > 1:
-    dr += hs[:-1].reshape(-1, u).T @ dz[1:].reshape(-1, u4)
   return dz, dh.astype(h0.dtype, copy=False), dc.astype(c0.dtype, copy=False), \
-      dr.astype(r.dtype, copy=False)
+      recurrent_kernel_grad(h0, hs, dz, scale).astype(r.dtype, copy=False)
+
+
+def recurrent_kernel_grad(h0, hs, dz, scale):
+  """sum over steps of h_prev.T @ dz (h_prev times `scale` where given), as ONE GEMM over
+  all steps but the first."""
+  steps, batch, n = dz.shape
+  u = hs.shape[-1]
+  h0 = h0.astype(dz.dtype, copy=False)
+  hp = hs[:-1] if scale is None else hs[:-1] * scale
+  if scale is not None:
+    h0 = h0 * scale
+  _bt.gemm(u, n, steps * batch)
+  dr = h0.T @ dz[0] if steps else np.zeros((u, n), dz.dtype)
+  if steps > 1:
+    dr += hp.reshape(-1, u).T @ dz[1:].reshape(-1, n)
+  return dr
 
 
 def _grad_shape(inputs, attrs):
@@ -194,7 +228,7 @@ def LSTMSequence(xp, h0, c0, r):
   """(h, c, gates, tanh(c)) at every step: `gates` holds i, f, g, o activated, and it and
   tanh(c) are kept for the gradient only (they have no gradient of their own)."""
   check_shapes("LSTMSequence", 4, xp, h0, r, None, [(c0, h0.shape)], ", c0 [batch, units]")
-  return _forward(xp, h0, c0, r, None)
+  return _forward(xp, h0, c0, r, None, None)
 
 
 @op("LSTMSequenceGrad", dtypes=_FLOAT, num_outputs=4, differentiable=False,
@@ -202,45 +236,46 @@ def LSTMSequence(xp, h0, c0, r):
 def LSTMSequenceGrad(xp, h0, c0, r, hs, cs, gates, tcs, dhs, dcs):
   """(dxp, dh0, dc0, dr) of LSTMSequence from its kept activations (used when no tape
   records the gradient)."""
-  return _backward(h0, c0, r, hs, cs, gates, tcs, dhs, dcs, None)
+  return _backward(h0, c0, r, hs, cs, gates, tcs, dhs, dcs, None, None)
 
 
-@op("MaskedLSTMSequence", dtypes=_FLOAT, type_inputs=(0, 1, 2, 3), shape=_seq_shape,
+@op("MaskedLSTMSequence", dtypes=_FLOAT, type_inputs=(0, 1, 2, 3, 5), shape=_seq_shape,
     num_outputs=4)
-def MaskedLSTMSequence(xp, h0, c0, r, mask):
+def MaskedLSTMSequence(xp, h0, c0, r, mask, scale):
   """LSTMSequence where rows whose boolean `mask` [time, batch, 1] is False keep their
-  states."""
-  check_shapes("MaskedLSTMSequence", 4, xp, h0, r, mask, [(c0, h0.shape)],
-               ", c0 [batch, units]")
-  return _forward(xp, h0, c0, r, mask)
+  states, and h is multiplied by `scale` [batch, units] before each recurrent matmul."""
+  check_shapes("MaskedLSTMSequence", 4, xp, h0, r, mask,
+               [(c0, h0.shape), (scale, h0.shape)], ", c0 [batch, units]")
+  return _forward(xp, h0, c0, r, mask, scale)
 
 
 @op("MaskedLSTMSequenceGrad", dtypes=_FLOAT, type_inputs=(0, 1, 2, 3), num_outputs=4,
     differentiable=False, shape=_grad_shape)
-def MaskedLSTMSequenceGrad(xp, h0, c0, r, mask, hs, cs, gates, tcs, dhs, dcs):
-  return _backward(h0, c0, r, hs, cs, gates, tcs, dhs, dcs, mask)
+def MaskedLSTMSequenceGrad(xp, h0, c0, r, mask, scale, hs, cs, gates, tcs, dhs, dcs):
+  return _backward(h0, c0, r, hs, cs, gates, tcs, dhs, dcs, mask, scale)
 
 
 def def_sequence_grad(ops, grad_ops, primitive, n_states):
   """Declares the gradient of a one-op RNN and of its masked form (`ops`; inputs: 4
-  tensors, then the mask; outputs: `n_states` states at every step, then what the
-  gradient kernel reads): its gradient op (`grad_ops`, unmasked and masked) when no tape
-  records the gradient, else `primitive(inputs, mask, outputs, output gradients)` in
-  differentiable ops."""
+  tensors, then the masked form's mask and recurrent scale; outputs: `n_states` states
+  at every step, then what the gradient kernel reads): its gradient op (`grad_ops`,
+  unmasked and masked) when no tape records the gradient, else `primitive(inputs, mask,
+  scale, outputs, output gradients)` in differentiable ops."""
   grad_op, masked_grad_op = grad_ops
 
   def grad(op, *dys):
     ins, outs = list(op.inputs[:4]), list(op.outputs)
-    mask = op.inputs[4] if len(op.inputs) > 4 else None
+    mask, scale = op.inputs[4:] if len(op.inputs) > 4 else (None, None)
     dys = [d if d is not None else _a.zeros_like(o) for d, o in zip(dys[:n_states], outs)]
     from tensorlet.ops.control_flow_ops import _gradient_recorded
     if _gradient_recorded():
-      grads = primitive(ins, mask, outs, dys)
+      grads = primitive(ins, mask, scale, outs, dys)
     elif mask is None:
       grads = list(execute(grad_op, ins + outs + dys, {}))
     else:
-      grads = list(execute(masked_grad_op, ins + [mask] + outs + dys, {}))
-    return grads if mask is None else grads + [None]
+      grads = list(execute(masked_grad_op, ins + [mask, scale] + outs + dys, {}))
+    # NOTE: no gradient for the mask nor for the dropout mask (Keras' is a constant).
+    return grads if mask is None else grads + [None, None]
   for o in ops:
     o.def_grad(grad)
 
@@ -259,7 +294,7 @@ def reverse_loop(xp, body, carried):
   return dxp, list(out[1:-1])
 
 
-def _primitive_grad(ins, mask, outs, dys):
+def _primitive_grad(ins, mask, scale, outs, dys):
   """The same gradient in primitive ops and a while_loop, differentiable again (higher
   order): each step's gates are recomputed from the op's inputs and outputs."""
   (xp, h0, c0, r), (hs, cs), (dhs, dcs) = ins, outs[:2], dys
@@ -268,6 +303,8 @@ def _primitive_grad(ins, mask, outs, dys):
 
   def body(t, dh_next, dc_next, dr, ta):
     hp = _a.gather(h_prev, t)
+    if scale is not None:
+      hp = hp * scale
     dh = _a.gather(dhs, t) + dh_next
     dc = _a.gather(dcs, t) + dc_next
     z = _a.gather(xp, t) + _m.matmul(hp, r)
@@ -281,7 +318,7 @@ def _primitive_grad(ins, mask, outs, dys):
     if mask is not None:
       m = _a.gather(mask, t)
       dz = _a.where(m, dz, _a.zeros_like(dz))
-      dh_prev = _a.where(m, dh_prev, dh)
+      dh_prev = _a.where(m, dh_prev * scale, dh)
       dc_prev = _a.where(m, dc_prev, dc)
     return (t - 1, dh_prev, dc_prev, dr + _m.matmul(hp, dz, transpose_a=True),
             ta.write(t, dz))
@@ -294,11 +331,21 @@ def_sequence_grad((LSTMSequence, MaskedLSTMSequence), (LSTMSequenceGrad, MaskedL
 
 
 @name_scoped
-def lstm_sequence(xp, h0, c0, recurrent_kernel, mask=None, name=None):
+def lstm_sequence(xp, h0, c0, recurrent_kernel, mask=None, recurrent_scale=None, name=None):
   """(h at every step [time, batch, units], c at every step) of an LSTM over the leading
   axis of `xp`; see the module docstring."""
-  if mask is None:
+  if mask is None and recurrent_scale is None:
     hs, cs, _, _ = LSTMSequence(xp, h0, c0, recurrent_kernel)
   else:
-    hs, cs, _, _ = MaskedLSTMSequence(xp, h0, c0, recurrent_kernel, mask)
+    mask, recurrent_scale = masks_or_ones(xp, h0, mask, recurrent_scale)
+    hs, cs, _, _ = MaskedLSTMSequence(xp, h0, c0, recurrent_kernel, mask, recurrent_scale)
   return hs, cs
+
+
+def masks_or_ones(xp, h0, mask, scale):
+  """The masked ops' step mask and recurrent scale, all-True / all-ones where None."""
+  if mask is None:
+    mask = _a.ones_like(xp[..., :1], dtype="bool")
+  if scale is None:
+    scale = _a.ones_like(h0)
+  return mask, scale

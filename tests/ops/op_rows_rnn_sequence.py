@@ -13,11 +13,11 @@ def _sig(x):
   return 1 / (1 + np.exp(-x))
 
 
-def _ref(xp, h, c, r, mask=None):
+def _ref(xp, h, c, r, mask=None, scale=1):
   u = r.shape[0]
   hs, cs = [], []
   for t, x in enumerate(xp):
-    z = x + h @ r
+    z = x + (h * scale) @ r
     i, f, o = _sig(z[..., :u]), _sig(z[..., u:2 * u]), _sig(z[..., 3 * u:])
     c_new = f * c + i * np.tanh(z[..., 2 * u:3 * u])
     h_new = o * np.tanh(c_new)
@@ -28,11 +28,11 @@ def _ref(xp, h, c, r, mask=None):
   return np.stack(hs).astype(xp.dtype), np.stack(cs).astype(xp.dtype)
 
 
-def _gru_ref(xp, h, r, rb, mask=None):
+def _gru_ref(xp, h, r, rb, mask=None, scale=1):
   u = r.shape[0]
   hs = []
   for t, x in enumerate(xp):
-    rec = h @ r + rb
+    rec = (h * scale) @ r + rb
     z, rg = _sig(x[..., :u] + rec[..., :u]), _sig(x[..., u:2 * u] + rec[..., u:2 * u])
     hh = np.tanh(x[..., 2 * u:] + rg * rec[..., 2 * u:])
     h = np.where(True if mask is None else mask[t], z * h + (1 - z) * hh, h)
@@ -42,6 +42,13 @@ def _gru_ref(xp, h, r, rb, mask=None):
 
 # rows kept from the start, from the middle, at the end, and all masked
 _MASK = np.array([[0, 1, 1, 1], [1, 1, 0, 1], [1, 1, 1, 0], [0, 0, 0, 0]], bool).T[..., None]
+# a recurrent dropout mask (rate 0.5: kept units scaled by 2), [batch 4, units 2]
+_SCALE = np.array([[2, 0], [0, 2], [2, 2], [0, 0]], np.float32)
+
+
+def _dropped(fn):
+  """fn with _MASK and the recurrent scale _SCALE in the inputs' dtype."""
+  return lambda *a: fn(*a, mask=tf.constant(_MASK), recurrent_scale=tf.cast(_SCALE, a[0].dtype))
 
 
 _lstm = rnn_sequence_ops.lstm_sequence
@@ -65,3 +72,9 @@ case("gru_sequence/masked",
      lambda xp, h, r, rb: gru_sequence_ops.gru_sequence(xp, h, r, rb, tf.constant(_MASK)),
      lambda *a: _gru_ref(*a, mask=_MASK), args([4, 4, 6], [4, 2], [2, 6], [6], lo=-1, hi=1),
      (f16,) + F32_64, grad=True, order=2, rtol=3e-3, atol=3e-3)
+case("lstm_sequence/recurrent_dropout", _dropped(_lstm),
+     lambda *a: _ref(*a, mask=_MASK, scale=_SCALE.astype(a[0].dtype)),
+     args([4, 4, 8], [4, 2], [4, 2], [2, 8], lo=-1, hi=1), F32_64, grad=True, order=2)
+case("gru_sequence/recurrent_dropout", _dropped(gru_sequence_ops.gru_sequence),
+     lambda *a: _gru_ref(*a, mask=_MASK, scale=_SCALE.astype(a[0].dtype)),
+     args([4, 4, 6], [4, 2], [2, 6], [6], lo=-1, hi=1), F32_64, grad=True, order=2)

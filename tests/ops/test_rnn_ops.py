@@ -84,6 +84,8 @@ def test_sequence_bad_shapes_raise_invalid_argument():
       rnn_sequence_ops.lstm_sequence(xp, h0, c0, rk)
   with pytest.raises(tf.errors.InvalidArgumentError, match="MaskedLSTMSequence"):
     rnn_sequence_ops.lstm_sequence(tf.ones([4, 3, 8]), h, h, r, mask=tf.ones([4, 3], tf.bool))
+  with pytest.raises(tf.errors.InvalidArgumentError, match="recurrent_scale"):
+    rnn_sequence_ops.lstm_sequence(tf.ones([4, 3, 8]), h, h, r, recurrent_scale=tf.ones([3, 3]))
 
 
 def test_sequence_fused_and_primitive_gradients_agree():
@@ -155,6 +157,8 @@ def test_gru_sequence_bad_shapes_raise_invalid_argument():
       gru_sequence_ops.gru_sequence(xp, h0, rk, b)
   with pytest.raises(tf.errors.InvalidArgumentError, match="MaskedGRUSequence"):
     gru_sequence_ops.gru_sequence(tf.ones([4, 3, 6]), h, r, rb, mask=tf.ones([4, 1, 1], tf.bool))
+  with pytest.raises(tf.errors.InvalidArgumentError, match="recurrent_scale"):
+    gru_sequence_ops.gru_sequence(tf.ones([4, 3, 6]), h, r, rb, recurrent_scale=tf.ones([2]))
 
 
 def test_gru_sequence_fused_and_primitive_gradients_agree():

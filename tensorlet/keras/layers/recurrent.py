@@ -9,11 +9,11 @@ The built-in cells (SimpleRNN, LSTM, GRU) also offer `_tl_sequence_step`: the
 input projection `x @ kernel + bias` of every time step becomes one matmul
 before the loop, and the loop body keeps only the recurrent matmul (one GEMM
 for all gates) and the gate arithmetic.
-An LSTM or GRU (`reset_after=True`) with its default activations and no
-recurrent dropout runs all its steps in one op instead (`_tl_run_all`:
-`rnn_sequence_ops.lstm_sequence`, `gru_sequence_ops.gru_sequence`, masked or
-not, as Keras uses one cuDNN op on a GPU), whose gradient reuses the forward's
-gate activations.
+An LSTM or GRU (`reset_after=True`) with its default activations runs all its
+steps in one op instead (`_tl_run_all`: `rnn_sequence_ops.lstm_sequence`,
+`gru_sequence_ops.gru_sequence`, with masks and recurrent dropout too, as Keras
+uses one cuDNN op on a GPU), whose gradient reuses the forward's gate
+activations.
 """
 import numpy as np
 

@@ -167,13 +167,14 @@ class _Cell(Layer):
       xt = xt * dp
     xp = self._tl_project(xt)
     return xp, lambda x_t, st: self._tl_recur(x_t, st, rdp), \
-        (self._tl_run_all if rdp is None else None)
+        lambda xp, st, mask, zero_masked, need_seq: self._tl_run_all(
+            xp, st, mask, zero_masked, need_seq, rdp)
 
-  def _tl_run_all(self, xp, states, mask, zero_masked, need_seq):
+  def _tl_run_all(self, xp, states, mask, zero_masked, need_seq, rdp):
     """(last output, outputs at every step or None, final states) of all steps of the
     projected `xp` in one op, or None where this cell has no such op. `mask`: None or
     [time, batch, 1] booleans; `zero_masked`: masked steps output zeros, not the last
-    output."""
+    output; `rdp`: None or the recurrent dropout mask."""
     return None
 
   def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
@@ -294,11 +295,11 @@ class LSTMCell(_Cell):
     return self.activation is activations.tanh and \
         self.recurrent_activation is activations.sigmoid
 
-  def _tl_run_all(self, xp, states, mask, zero_masked, need_seq):
+  def _tl_run_all(self, xp, states, mask, zero_masked, need_seq, rdp):
     if not self._tl_fused():
       return None
     hs, cs = rnn_sequence_ops.lstm_sequence(xp, states[0], states[1], self.recurrent_kernel,
-                                            mask)
+                                            mask, rdp)
     last, seq = _masked_outputs(hs, mask, zero_masked, need_seq)
     return last, seq, [hs[-1], cs[-1]]
 
@@ -347,12 +348,12 @@ class GRUCell(_Cell):
   def _tl_input_bias(self):
     return self.bias[0] if self.reset_after else self.bias
 
-  def _tl_run_all(self, xp, states, mask, zero_masked, need_seq):
+  def _tl_run_all(self, xp, states, mask, zero_masked, need_seq, rdp):
     if not (self.reset_after and self.activation is activations.tanh and
             self.recurrent_activation is activations.sigmoid):
       return None
     rb = self.bias[1] if self.use_bias else _a.zeros([3 * self.units], xp.dtype)
-    hs = gru_sequence_ops.gru_sequence(xp, states[0], self.recurrent_kernel, rb, mask)
+    hs = gru_sequence_ops.gru_sequence(xp, states[0], self.recurrent_kernel, rb, mask, rdp)
     last, seq = _masked_outputs(hs, mask, zero_masked, need_seq)
     return last, seq, [hs[-1]]
 
