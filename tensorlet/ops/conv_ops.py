@@ -395,26 +395,58 @@ def _col2im_channel_major(dy, f, xshape, g):
   return np.ascontiguousarray(dxp[:, :, t:t + h, lft:lft + w].transpose(1, 2, 3, 0))
 
 
+def _phase_taps(k, s, pad, n_in, n_out):
+  """Per filter tap index i: (phase, plane rows it writes, gradient rows it reads).
+
+  Tap i of output row r lands on input row y = i + s r - pad, i.e. on row
+  y // s = r + (i - pad) // s of the phase plane y % s (the input rows a, a + s, ...)."""
+  out = []
+  for i in range(k):
+    a, d = (i - pad) % s, (i - pad) // s
+    lo, hi = max(0, d), min(len(range(a, n_in, s)), n_out + d)
+    out.append((a, slice(lo, hi), slice(lo - d, hi - d)) if hi > lo else None)
+  return out
+
+
 def _col2im_phases(dy, f, xshape, g):
   """Input gradient as tap-major slabs: col[k] = dy [M, O] @ f[k]^T [O, C], each a
-  contiguous [N, OH, OW, C] block. Tap (i, j) of a stride-s conv touches padded rows
-  i + s r, i.e. phase i % s, rows i // s + r of that phase: slabs add into s * s
-  contiguous phase planes (runs of OW * C values, not C), interleaved once at the end."""
+  contiguous [N, OH, OW, C] block, added into s * s contiguous phase planes (the input
+  rows and columns of one residue mod the stride: runs of OW * C values, not C), which
+  are interleaved into the input gradient once. A tap whose slab is exactly its plane
+  (stride 1: the centre tap of SAME) is the gemm's output itself, not zeros plus an add."""
   n, h, w, c = xshape
   kh, kw, _, o = f.shape
   sh, sw, oh, ow = g.sh, g.sw, g.oh, g.ow
-  ft = np.ascontiguousarray(f.reshape(kh * kw, c, o).transpose(0, 2, 1))
-  col = np.matmul(dy.reshape(1, -1, o), ft).reshape(kh * kw, n, oh, ow, c)
-  t, lft = g.pads[1][0], g.pads[2][0]
-  ph, pw = -(-(h + sum(g.pads[1])) // sh), -(-(w + sum(g.pads[2])) // sw)
-  planes = np.zeros((sh, sw, n, ph, pw, c), dy.dtype)
-  for i in range(kh):
-    for j in range(kw):
-      planes[i % sh, j % sw, :, i // sh:i // sh + oh, j // sw:j // sw + ow] += col[i * kw + j]
-  dxp = planes[0, 0] if sh == sw == 1 else \
-      planes.transpose(2, 3, 0, 4, 1, 5).reshape(n, ph * sh, pw * sw, c)
-  out = dxp[:, t:t + h, lft:lft + w]
-  return out if out.shape == dxp.shape else np.ascontiguousarray(out)
+  rows = _phase_taps(kh, sh, g.pads[1][0], h, oh)
+  cols = _phase_taps(kw, sw, g.pads[2][0], w, ow)
+  fk, dy2 = f.reshape(kh * kw, c, o), dy.reshape(-1, o)
+  planes, added = {}, []
+  for i, ri in enumerate(rows):
+    for j, cj in enumerate(cols):
+      if ri is None or cj is None:
+        continue
+      key = ri[0], cj[0]
+      if (key not in planes and (ri[1].start, cj[1].start) == (0, 0) and
+          (ri[1].stop, cj[1].stop) == (oh, ow) == (len(range(key[0], h, sh)),
+                                                   len(range(key[1], w, sw)))):
+        planes[key] = np.matmul(dy2, fk[i * kw + j].T).reshape(n, oh, ow, c)
+      else:
+        added.append((i * kw + j, key, ri, cj))
+  for a in range(sh):
+    for b in range(sw):
+      if (a, b) not in planes:
+        planes[a, b] = np.zeros((n, len(range(a, h, sh)), len(range(b, w, sw)), c), dy.dtype)
+  if added:
+    ft = np.ascontiguousarray(fk[[k for k, _, _, _ in added]].transpose(0, 2, 1))
+    col = np.matmul(dy2[None], ft).reshape(len(added), n, oh, ow, c)
+    for m, (_, key, ri, cj) in enumerate(added):
+      planes[key][:, ri[1], cj[1]] += col[m, :, ri[2], cj[2]]
+  if sh == sw == 1:
+    return planes[0, 0]
+  dx = np.empty((n, h, w, c), dy.dtype)
+  for (a, b), plane in planes.items():
+    dx[:, a::sh, b::sw] = plane
+  return dx
 
 
 @op("Conv2DBackpropFilter", dtypes=_CONV_T, type_inputs=(0, 2),

@@ -306,8 +306,10 @@ def naive_conv2d_grads(x, w, dy, strides, padding):
   kh, kw, _, o = w.shape
   if padding == "SAME":
     pads = [same_pads(h, kh, strides[0]), same_pads(wd, kw, strides[1])]
-  else:
+  elif padding == "VALID":
     pads = [(0, 0), (0, 0)]
+  else:
+    pads = [tuple(padding[1]), tuple(padding[2])]
   xp = np.pad(x, [(0, 0), pads[0], pads[1], (0, 0)])
   dxp, dw = np.zeros_like(xp), np.zeros_like(w)
   for i in range(dy.shape[1]):
@@ -321,7 +323,9 @@ def naive_conv2d_grads(x, w, dy, strides, padding):
 
 
 # Input gradients by col2im: few channels (C <= 4) as channel-major planes, more as tap
-# slabs added into stride-phase planes; odd sizes, SAME and VALID, strides 1 to 3.
+# slabs added into stride-phase planes (a tap whose slab is its whole plane written by the
+# gemm itself); odd sizes, SAME, VALID and explicit pads, strides 1 to 3, strides larger
+# than the filter (phases no tap reaches).
 @pytest.mark.parametrize("xs,ws,strides,padding", [
     ((2, 7, 9, 1), (3, 3, 1, 4), 2, "SAME"),
     ((2, 8, 7, 3), (3, 3, 3, 5), 1, "SAME"),
@@ -333,6 +337,9 @@ def naive_conv2d_grads(x, w, dy, strides, padding):
     ((1, 11, 11, 5), (5, 4, 5, 2), 3, "SAME"),
     ((2, 4, 4, 6), (1, 1, 6, 3), 2, "VALID"),
     ((1, 45, 44, 6), (3, 3, 6, 4), 1, "VALID"),  # filter gradient on the padded grid
+    ((2, 9, 8, 5), (2, 2, 5, 3), 3, "VALID"),
+    ((1, 8, 9, 6), (3, 2, 6, 3), [2, 3], [[0, 0], [3, 0], [1, 2], [0, 0]]),
+    ((2, 7, 6, 5), (3, 3, 5, 4), 1, [[0, 0], [0, 2], [2, 1], [0, 0]]),
 ])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
 def test_conv2d_backprops_against_naive_loops(xs, ws, strides, padding, dtype):
@@ -344,7 +351,7 @@ def test_conv2d_backprops_against_naive_loops(xs, ws, strides, padding, dtype):
                                         dy.astype(np.float64), st, padding)
   dx = tf.nn.conv2d_transpose(dy, w, xs, strides, padding)
   dw = execute(conv_ops.Conv2DBackpropFilter, [tf.constant(x), tf.constant(ws), tf.constant(dy)],
-               {"strides": (1, *st, 1), "padding": padding})
+               conv_ops._conv_attrs(strides, padding, None, False))
   assert dx.dtype == tf.as_dtype(dtype)
   np.testing.assert_allclose(np.asarray(dx), want_dx, rtol=1e-5)
   np.testing.assert_allclose(np.asarray(dw), want_dw, rtol=1e-5)
