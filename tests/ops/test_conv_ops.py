@@ -380,6 +380,34 @@ def test_padded_grid_filter_gradient_matches_im2col(monkeypatch, xs, ws, padding
   np.testing.assert_allclose(got[1], got[0], rtol=1e-12, atol=1e-12)
 
 
+# im2col by blocks of whole images (a block size of 2 images' rows) and of output rows
+# (1 or 3 rows), forward and filter gradient, against the naive loops.
+@pytest.mark.parametrize("block_rows", [1, 3, "2 images"])
+@pytest.mark.parametrize("xs,ws,strides,padding,dil", [
+    ((5, 7, 8, 6), (3, 3, 6, 4), (1, 1), "SAME", 1),
+    ((3, 9, 8, 5), (3, 2, 5, 3), (2, 3), "VALID", 1),
+    ((2, 9, 9, 7), (2, 3, 7, 2), (1, 2), [[0, 0], [2, 1], [0, 3], [0, 0]], [2, 1]),
+])
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_im2col_blocks(monkeypatch, block_rows, xs, ws, strides, padding, dil, dtype):
+  rs = np.random.RandomState(9)
+  x, w = rs.randint(-3, 4, xs).astype(dtype), rs.randint(-3, 4, ws).astype(dtype)
+  want = naive_conv2d(x, w, strides, padding, _pair(dil))
+  dy = rs.randint(-3, 4, want.shape).astype(dtype)
+  row_bytes = want.shape[2] * ws[0] * ws[1] * ws[2] * x.itemsize
+  monkeypatch.setattr(conv_ops, "_IM2COL_BLOCK_BYTES", row_bytes * (
+      2 * want.shape[1] if block_rows == "2 images" else block_rows))
+  attrs = conv_ops._conv_attrs(strides, padding, dil, False)
+  y = execute(conv_ops.Conv2D, [tf.constant(x), tf.constant(w)], attrs)
+  np.testing.assert_array_equal(y.numpy(), want)
+  dw = execute(conv_ops.Conv2DBackpropFilter, [tf.constant(x), tf.constant(ws), tf.constant(dy)],
+               attrs)
+  monkeypatch.setattr(conv_ops, "_IM2COL_BLOCK_BYTES", 1 << 40)  # one whole im2col
+  want_dw = execute(conv_ops.Conv2DBackpropFilter, [tf.constant(x), tf.constant(ws),
+                                                    tf.constant(dy)], attrs)
+  np.testing.assert_array_equal(dw.numpy(), want_dw.numpy())
+
+
 def naive_depthwise(x, w, strides, padding):
   kh, kw, c, m = w.shape
   outs = [naive_conv2d(x[..., i:i + 1], w[:, :, i:i + 1, :], strides, padding) for i in range(c)]
