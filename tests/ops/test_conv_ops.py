@@ -322,9 +322,9 @@ def naive_conv2d_grads(x, w, dy, strides, padding):
   return dxp[:, pads[0][0]:pads[0][0] + h, pads[1][0]:pads[1][0] + wd], dw
 
 
-# Input gradients by col2im: few channels (C <= 4) as channel-major planes, more as tap
-# slabs added into stride-phase planes (a tap whose slab is its whole plane written by the
-# gemm itself); odd sizes, SAME, VALID and explicit pads, strides 1 to 3, strides larger
+# Input gradients by col2im: few channels (C <= 4) as channel-major planes, more at stride 1
+# as one gemm of width windows and a strided add per filter row, else as tap slabs added
+# into stride-phase planes (a tap whose slab is its whole plane written by the gemm itself); odd sizes, SAME, VALID and explicit pads, strides 1 to 3, strides larger
 # than the filter (phases no tap reaches).
 @pytest.mark.parametrize("xs,ws,strides,padding", [
     ((2, 7, 9, 1), (3, 3, 1, 4), 2, "SAME"),
@@ -340,6 +340,8 @@ def naive_conv2d_grads(x, w, dy, strides, padding):
     ((2, 9, 8, 5), (2, 2, 5, 3), 3, "VALID"),
     ((1, 8, 9, 6), (3, 2, 6, 3), [2, 3], [[0, 0], [3, 0], [1, 2], [0, 0]]),
     ((2, 7, 6, 5), (3, 3, 5, 4), 1, [[0, 0], [0, 2], [2, 1], [0, 0]]),
+    ((1, 6, 7, 6), (2, 2, 6, 3), 1, [[0, 0], [1, 0], [0, 3], [0, 0]]),  # pad beyond the filter
+    ((2, 5, 9, 7), (5, 4, 7, 3), 1, "SAME"),
 ])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
 def test_conv2d_backprops_against_naive_loops(xs, ws, strides, padding, dtype):
