@@ -13,9 +13,9 @@ SHAPES = [
     ("64ch 8x8 ->64 SAME", (32, 8, 8, 64), (3, 3, 64, 64), 1, "SAME", (2.4, 3.4, 3.4)),
 ]
 # W5's layer (BENCHMARKS.md): a single 200x200 image of 100 channels (`-k w5_kernels`).
-# TF's figures for it: default threads, an earlier session.
+# TF 2.21 at one thread, CPU ms (load 2.5).
 W5_SHAPES = [("W5 200x200x100 ->100 VALID", (1, 200, 200, 100), (3, 3, 100, 100), 1, "VALID",
-              (125, 206, 232))]
+              (116, 180, 196))]
 
 
 def out_size(n, k, s, padding):
