@@ -210,10 +210,12 @@ _WINOGRAD_G = np.array([[1, 0, 0], [.5, .5, .5], [.5, -.5, .5], [0, 0, 1]])
 # slower at [8, 28, 28, 16] x 32 (ratio 11) and even at [32, 4, 4, 32] x 64 (1e7).
 # Re-measured against im2col (quiet host, 1 thread, CPU ms): [32, 14, 14, 32] x 64 (1.2e8)
 # 3.7 vs 3.3, [32, 8, 8, 64] x 64 (7.5e7) 2.15 vs 2.0, [8, 28, 28, 64] x 64 (2.3e8) 6.8 vs
-# 7.4, [32, 16, 16, 64] x 128 (6e8) 14.2 vs 16.3. Against the phase col2im of the input
-# gradient Winograd pays from less work, hence a second bar.
+# 7.4, [32, 16, 16, 64] x 128 (6e8) 14.2 vs 16.3. The input gradient's own bar: against
+# its width-window col2im (_col2im_rows; alternating, CPU ms) at C = O = 64, [32, 8, 8] (7.5e7)
+# 2.42 vs 2.11, [8, 28, 28] (2.3e8) 6.8 vs 6.6, [32, 16, 16] (3e8) 9.5 vs 9.6, [32, 32, 32]
+# (1.2e9) 39 vs 41; W5 (C = O = 100) 71 vs 155.
 _WINOGRAD_MIN_MACS = 1.5e8
-_WINOGRAD_GRAD_MIN_MACS = 2e7
+_WINOGRAD_GRAD_MIN_MACS = 2.5e8
 # NOTE: F(4x4, 3x3) (6x6 tiles, 36 gemms, 1.78x fewer multiplies) was tried and rejected on
 # accuracy. Max |error| vs float64 over max |output|, as a multiple of im2col float32's
 # (uniform W5-like x in [0, 1), w in +-0.05 / standard normal x and w, C = O = 100): Lavin
@@ -404,8 +406,8 @@ def Conv2DBackpropInput(input_sizes, filter, out_backprop, **attrs):  # noqa: A0
   # swapped). It pays only through Winograd: plain im2col copies 9 * O values per pixel
   # where col2im adds 9 * C (measured: 4x slower at C = 3, O = 32). Winograd's input
   # transform then runs over dy's O channels, its output transform over C: with O > C
-  # the phase col2im is faster (14x14, C = 32, O = 64: 3.8 vs 4.8 ms; C = O = 64 at 8x8:
-  # 2.2 vs 2.4 ms the other way). The padded copy is made only when Winograd is used.
+  # col2im is faster (14x14, C = 32, O = 64: 3.8 vs 4.8 ms), and with O <= C too below
+  # _WINOGRAD_GRAD_MIN_MACS. The padded copy is made only when Winograd is used.
   if (g.sh == g.sw == 1 and 0 <= min(t, b, lft, rgt) and max(t, b) <= eh and
       max(lft, rgt) <= ew and oc <= c and
       _use_winograd((n,), filter.transpose(0, 1, 3, 2), h, w, g, _WINOGRAD_GRAD_MIN_MACS)):
