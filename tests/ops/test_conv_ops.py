@@ -383,10 +383,12 @@ def test_padded_grid_filter_gradient_matches_im2col(monkeypatch, xs, ws, padding
 
 
 # im2col by blocks of whole images (a block size of 2 images' rows) and of output rows
-# (1 or 3 rows), forward and filter gradient, against the naive loops.
+# (1 or 3 rows), forward against the naive loops, filter and (stride-1 width-window)
+# input gradients against one whole block.
 @pytest.mark.parametrize("block_rows", [1, 3, "2 images"])
 @pytest.mark.parametrize("xs,ws,strides,padding,dil", [
     ((5, 7, 8, 6), (3, 3, 6, 4), (1, 1), "SAME", 1),
+    ((4, 6, 7, 5), (2, 3, 5, 6), (1, 1), [[0, 0], [3, 0], [1, 2], [0, 0]], 1),
     ((3, 9, 8, 5), (3, 2, 5, 3), (2, 3), "VALID", 1),
     ((2, 9, 9, 7), (2, 3, 7, 2), (1, 2), [[0, 0], [2, 1], [0, 3], [0, 0]], [2, 1]),
 ])
@@ -402,12 +404,14 @@ def test_im2col_blocks(monkeypatch, block_rows, xs, ws, strides, padding, dil, d
   attrs = conv_ops._conv_attrs(strides, padding, dil, False)
   y = execute(conv_ops.Conv2D, [tf.constant(x), tf.constant(w)], attrs)
   np.testing.assert_array_equal(y.numpy(), want)
-  dw = execute(conv_ops.Conv2DBackpropFilter, [tf.constant(x), tf.constant(ws), tf.constant(dy)],
-               attrs)
-  monkeypatch.setattr(conv_ops, "_IM2COL_BLOCK_BYTES", 1 << 40)  # one whole im2col
-  want_dw = execute(conv_ops.Conv2DBackpropFilter, [tf.constant(x), tf.constant(ws),
-                                                    tf.constant(dy)], attrs)
-  np.testing.assert_array_equal(dw.numpy(), want_dw.numpy())
+  grads = [lambda: execute(conv_ops.Conv2DBackpropFilter, [tf.constant(x), tf.constant(ws),
+                                                          tf.constant(dy)], attrs),
+           lambda: execute(conv_ops.Conv2DBackpropInput, [tf.constant(xs), tf.constant(w),
+                                                         tf.constant(dy)], attrs)]
+  blocked = [fn().numpy() for fn in grads]
+  monkeypatch.setattr(conv_ops, "_IM2COL_BLOCK_BYTES", 1 << 40)  # one whole im2col / block
+  for got, fn in zip(blocked, grads):
+    np.testing.assert_array_equal(got, fn().numpy())
 
 
 def naive_depthwise(x, w, strides, padding):
