@@ -490,49 +490,6 @@ def _col2im_rows(dy, f, xshape, g):
   return dx
 
 
-def _phase_taps(k, s, pad, n_in, n_out):
-  """Per filter tap index i: (phase, plane rows it writes, gradient rows it reads).
-
-  Tap i of output row r lands on input row y = i + s r - pad, i.e. on row
-  y // s = r + (i - pad) // s of the phase plane y % s (the input rows a, a + s, ...)."""
-  out = []
-  for i in range(k):
-    a, d = (i - pad) % s, (i - pad) // s
-    lo, hi = max(0, d), min(len(range(a, n_in, s)), n_out + d)
-    out.append((a, slice(lo, hi), slice(lo - d, hi - d)) if hi > lo else None)
-  return out
-
-
-# NOTE: at stride 1 the filter row's KW taps read KW * O contiguous values of the
-# gradient zero-padded in width, so one copy ([M, KW * O] "row windows") and one gemm
-# with all filter rows ([KW * O, KH * C]) leave only KH strided adds, where the tap slabs
-# of _col2im_phases need KH * KW adds (1 BLAS thread, alternating, CPU ms): [32, 14, 14,
-# 32] x 64 SAME 3.5 vs 4.0, [32, 28, 28, 16] x 32 5.6 vs 6.4, [32, 16, 16, 32] x 5x5x32
-# 7.4 vs 10.8, [32, 26, 26, 32] x 32 VALID 7.8 vs 10.1; tiny ones equal.
-def _col2im_rows(dy, f, xshape, g):
-  """Stride-1 input gradient: rows[n, r, x, i, :] = sum over j of dy[n, r, x + l - j] f[i, j]^T
-  (one gemm over width windows of dy), then dx[:, y] = sum over i of rows[:, y + t - i, :, i]."""
-  n, h, w, c = xshape
-  kh, kw, _, o = f.shape
-  oh, t = g.oh, g.pads[1][0]
-  dyp = _pad(dy, (0, 0), (kw - 1 - g.pads[2][0], kw - 1 - g.pads[2][1]))  # width w + kw - 1
-  s0, s1, s2, s3 = dyp.strides
-  win = np.empty((n, oh, w, kw, o), dy.dtype)
-  win[...] = as_strided(dyp, win.shape, (s0, s1, s2, s2, s3))  # win[..., j'] = dy col x + j' - P
-  fr = np.ascontiguousarray(f[:, ::-1].transpose(1, 3, 0, 2)).reshape(kw * o, kh * c)
-  rows = (win.reshape(-1, kw * o) @ fr).reshape(n, oh, w, kh, c)
-  spans = [(i, max(0, i - t), min(h, oh + i - t)) for i in range(kh)]
-  whole = [i for i, lo, hi in spans if (lo, hi) == (0, h)][:1]  # a filter row reaching all rows
-  if whole:
-    dx = rows[:, t - whole[0]:t - whole[0] + h, :, whole[0]].copy()
-  else:
-    dx = np.zeros((n, h, w, c), dy.dtype)
-  for i, lo, hi in spans:
-    if hi > lo and i not in whole:
-      dx[:, lo:hi] += rows[:, lo + t - i:hi + t - i, :, i]
-  return dx
-
-
 def _col2im_phases(dy, f, xshape, g):
   """Input gradient as tap-major slabs: col[k] = dy [M, O] @ f[k]^T [O, C], each a
   contiguous [N, OH, OW, C] block, added into s * s contiguous phase planes (the input
