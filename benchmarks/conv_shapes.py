@@ -5,17 +5,17 @@ import numpy as np
 # name, x shape NHWC, filter HWIO, stride, padding, TF's fwd / input-grad / filter-grad CPU
 # ms at one thread (tf_reference.py -k conv --threads 1)
 SHAPES = [
-    ("1ch 28x28 ->32 VALID", (32, 28, 28, 1), (3, 3, 1, 32), 1, "VALID", (2.0, 1.5, 2.0)),
-    ("3ch 32x32 ->32 SAME", (32, 32, 32, 3), (3, 3, 3, 32), 1, "SAME", (4.0, 2.6, 2.9)),
-    ("16ch 28x28 ->32 s2 SAME", (32, 28, 28, 16), (3, 3, 16, 32), 2, "SAME", (1.45, 1.73, 1.75)),
-    ("32ch 14x14 ->64 SAME", (32, 14, 14, 32), (3, 3, 32, 64), 1, "SAME", (3.64, 4.0, 5.5)),
-    ("32ch 13x13 ->64 s2 VALID", (32, 13, 13, 32), (3, 3, 32, 64), 2, "VALID", (0.94, 1.2, 1.4)),
-    ("64ch 8x8 ->64 SAME", (32, 8, 8, 64), (3, 3, 64, 64), 1, "SAME", (2.4, 3.4, 3.4)),
+    ("1ch 28x28 ->32 VALID", (32, 28, 28, 1), (3, 3, 1, 32), 1, "VALID", (1.8, 1.3, 1.5)),
+    ("3ch 32x32 ->32 SAME", (32, 32, 32, 3), (3, 3, 3, 32), 1, "SAME", (3.85, 2.4, 2.7)),
+    ("16ch 28x28 ->32 s2 SAME", (32, 28, 28, 16), (3, 3, 16, 32), 2, "SAME", (1.4, 1.84, 1.55)),
+    ("32ch 14x14 ->64 SAME", (32, 14, 14, 32), (3, 3, 32, 64), 1, "SAME", (3.24, 3.77, 4.7)),
+    ("32ch 13x13 ->64 s2 VALID", (32, 13, 13, 32), (3, 3, 32, 64), 2, "VALID", (0.98, 1.18, 1.23)),
+    ("64ch 8x8 ->64 SAME", (32, 8, 8, 64), (3, 3, 64, 64), 1, "SAME", (2.23, 3.15, 3.26)),
 ]
 # W5's layer (BENCHMARKS.md): a single 200x200 image of 100 channels (`-k w5_kernels`).
-# TF 2.21 at one thread, CPU ms (load 2.5).
+# TF 2.21 at one thread, CPU ms (load 2-3).
 W5_SHAPES = [("W5 200x200x100 ->100 VALID", (1, 200, 200, 100), (3, 3, 100, 100), 1, "VALID",
-              (116, 180, 196))]
+              (105, 184, 212))]
 
 
 def out_size(n, k, s, padding):
