@@ -324,8 +324,9 @@ def naive_conv2d_grads(x, w, dy, strides, padding):
 
 # Input gradients by col2im: few channels (C <= 4) as channel-major planes, more at stride 1
 # as one gemm of width windows and a strided add per filter row, else as tap slabs added
-# into stride-phase planes (a tap whose slab is its whole plane written by the gemm itself); odd sizes, SAME, VALID and explicit pads, strides 1 to 3, strides larger
-# than the filter (phases no tap reaches).
+# into stride-phase planes (a tap whose slab is its whole plane written by the gemm
+# itself); odd sizes, SAME, VALID and explicit pads, strides 1 to 3, strides larger than
+# the filter (phases no tap reaches).
 @pytest.mark.parametrize("xs,ws,strides,padding", [
     ((2, 7, 9, 1), (3, 3, 1, 4), 2, "SAME"),
     ((2, 8, 7, 3), (3, 3, 3, 5), 1, "SAME"),
