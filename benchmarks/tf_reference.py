@@ -7,9 +7,10 @@ install, never with tensorlet:
 
 and alternate it with `python benchmarks/run.py -k w7` (`-k demo`, `-k lstm`, ...) to
 compare on one machine. `-k conv` times the convolution kernels of conv_shapes.py
-(Conv2D and its input and filter gradients, `tf.raw_ops` in a `tf.function`; `-k w5_kernels`
-W5's layer), CPU and wall ms per op, to set beside `run.py -k conv --cpu`. `--neighbour` runs the W7 step in a loop until killed (a busy
-TF neighbour for run.py's `--busy-neighbours N --neighbour tf`).
+(Conv2D and its input and filter gradients, `tf.raw_ops` in a `tf.function`;
+`-k w5_kernels` W5's layer), CPU and wall ms per op, to set beside
+`run.py -k conv --threads 1 --cpu`. `--neighbour` runs the W7 step in a loop until killed
+(a busy TF neighbour for run.py's `--busy-neighbours N --neighbour tf`).
 """
 import argparse
 import os
