@@ -374,7 +374,7 @@ def Conv2D(input, filter, **attrs):  # noqa: A002
         f"A grouped convolution was attempted to be run because the input depth of "
         f"{input.shape[3]} does not match the filter input depth of {filter.shape[2]} "
         f"[Op:Conv2D]")
-  if 0 in (input.shape[0], g.oh, g.ow):
+  if 0 in (input.shape[0], g.oh, g.ow, filter.shape[3]):  # as TF: no output channels is fine
     return np.zeros((input.shape[0], g.oh, g.ow, filter.shape[3]), input.dtype)
   _bt.work(input.shape[0] * g.oh * g.ow * filter.size)
   return _conv_padded(g.padded(input), filter, g.oh, g.ow, g)
@@ -395,7 +395,7 @@ def Conv2DBackpropInput(input_sizes, filter, out_backprop, **attrs):  # noqa: A0
   n, h, w, c = (int(d) for d in input_sizes)
   kh, kw, _, oc = filter.shape
   g = _backprop_geom((n, h, w, c), kh, kw, out_backprop, attrs, "Conv2DBackpropInput")
-  if 0 in (n, h, w, c):
+  if 0 in (n, h, w, c, oc):
     return np.zeros((n, h, w, c), out_backprop.dtype)
   _bt.work(out_backprop.size // max(oc, 1) * filter.size)
   eh, ew = (kh - 1) * g.dh, (kw - 1) * g.dw
@@ -536,7 +536,7 @@ def _col2im_phases(dy, f, xshape, g):
 def Conv2DBackpropFilter(input, filter_sizes, out_backprop, **attrs):  # noqa: A002
   kh, kw, c, oc = (int(d) for d in filter_sizes)
   g = _backprop_geom(input.shape, kh, kw, out_backprop, attrs, "Conv2DBackpropFilter")
-  if 0 in out_backprop.shape[:3]:
+  if 0 in out_backprop.shape:
     return np.zeros((kh, kw, c, oc), input.dtype)
   _bt.work(out_backprop.size * kh * kw * c, kh * kw * c * oc)
   n, h, w = input.shape[:3]

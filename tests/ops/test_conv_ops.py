@@ -415,6 +415,20 @@ def test_im2col_blocks(monkeypatch, block_rows, xs, ws, strides, padding, dil, d
     np.testing.assert_array_equal(got, fn().numpy())
 
 
+@pytest.mark.parametrize("stride", [1, 2])
+def test_conv2d_zero_output_channels(stride):
+  # As TF: a filter with no output channels gives an empty output, a zero input gradient
+  # and an empty filter gradient (shapes checked against TF 2.21).
+  x, w = tf.ones([2, 5, 5, 8]), tf.ones([3, 3, 8, 0])
+  attrs = {"strides": (1, stride, stride, 1), "padding": "SAME"}
+  y = tf.nn.conv2d(x, w, stride, "SAME")
+  assert y.shape == (2, 5 if stride == 1 else 3, 5 if stride == 1 else 3, 0)
+  dx = execute(conv_ops.Conv2DBackpropInput, [tf.constant([2, 5, 5, 8]), w, y], attrs)
+  np.testing.assert_array_equal(dx.numpy(), np.zeros((2, 5, 5, 8), np.float32))
+  dw = execute(conv_ops.Conv2DBackpropFilter, [x, tf.constant([3, 3, 8, 0]), y], attrs)
+  assert dw.shape == (3, 3, 8, 0)
+
+
 def naive_depthwise(x, w, strides, padding):
   kh, kw, c, m = w.shape
   outs = [naive_conv2d(x[..., i:i + 1], w[:, :, i:i + 1, :], strides, padding) for i in range(c)]
