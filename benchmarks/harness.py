@@ -4,6 +4,10 @@ import gc
 import statistics
 import time
 
+# What the samples measure: wall time, or the process's CPU time (run.py --cpu), the
+# steadier figure on a shared, busy host.
+CLOCK = time.perf_counter
+
 
 def time_pair(fn_tl, fn_np, repeat=15, min_time=0.05, warmup=2):
   """Medians (seconds per call) of `fn_tl` and `fn_np`, measured alternately."""
@@ -23,14 +27,14 @@ def time_pair(fn_tl, fn_np, repeat=15, min_time=0.05, warmup=2):
   gc.disable()
   try:
     for _ in range(repeat):
-      t = time.perf_counter()
+      t = CLOCK()
       for _ in range(n):
         fn_tl()
-      tl.append((time.perf_counter() - t) / n)
-      t = time.perf_counter()
+      tl.append((CLOCK() - t) / n)
+      t = CLOCK()
       for _ in range(n):
         fn_np()
-      npy.append((time.perf_counter() - t) / n)
+      npy.append((CLOCK() - t) / n)
   finally:
     if gc_was:
       gc.enable()
@@ -55,8 +59,8 @@ def time_one(fn, repeat=15, min_time=0.05, warmup=2):
   n = calls_per_sample(fn, min_time)
   out = []
   for _ in range(repeat):
-    t = time.perf_counter()
+    t = CLOCK()
     for _ in range(n):
       fn()
-    out.append((time.perf_counter() - t) / n)
+    out.append((CLOCK() - t) / n)
   return statistics.median(out)

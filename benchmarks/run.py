@@ -24,6 +24,8 @@ def main():
   p.add_argument("-k", default="", help="only workloads whose name contains this")
   p.add_argument("--quick", action="store_true", help="fewer repeats")
   p.add_argument("--threads", default=None, help="BLAS threads for both sides")
+  p.add_argument("--cpu", action="store_true",
+                 help="time by the process's CPU time instead of wall time")
   p.add_argument("--busy-neighbours", type=int, default=0, metavar="N",
                  help="start N busy training processes beside the benchmark")
   p.add_argument("--neighbour", default="tensorlet",
@@ -45,13 +47,17 @@ def main():
 
 
 def run(args):
+  import harness
   import workloads
+  if args.cpu:
+    harness.CLOCK = time.process_time
   from tensorlet.ops import _blas_threads
   repeat = 5 if args.quick else 15
   threads = args.threads or f"default ({_blas_threads.default_threads()}, " \
       f"policy {'on' if _blas_threads.policy_enabled() else 'off'})"
   print(f"BLAS threads: {threads}; busy neighbours: {args.busy_neighbours}"
         f"{' (' + args.neighbour + ')' if args.busy_neighbours else ''}; "
+        f"{'CPU' if args.cpu else 'wall'} time; "
         f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
   print(f"{'workload':40s} {'tensorlet':>12s} {'numpy':>12s} {'ratio':>7s}  target")
   for name, fn in workloads.ALL + __import__("distributed").ALL:  # dist_*: MPI workers

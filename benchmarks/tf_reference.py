@@ -6,8 +6,11 @@ install, never with tensorlet:
   TF_USE_LEGACY_KERAS=1 python benchmarks/tf_reference.py [--threads 1] [-k w7]
 
 and alternate it with `python benchmarks/run.py -k w7` (`-k demo`, `-k lstm`, ...) to
-compare on one machine. `--neighbour` runs the W7 step in a loop until killed (a busy
-TF neighbour for run.py's `--busy-neighbours N --neighbour tf`).
+compare on one machine. `-k conv` times the convolution kernels of conv_shapes.py
+(Conv2D and its input and filter gradients, `tf.raw_ops` in a `tf.function`;
+`-k w5_kernels` W5's layer), CPU and wall ms per op, to set beside
+`run.py -k conv --threads 1 --cpu`. `--neighbour` runs the W7 step in a loop until killed
+(a busy TF neighbour for run.py's `--busy-neighbours N --neighbour tf`).
 """
 import argparse
 import os
@@ -50,6 +53,8 @@ def main():
 
   if args.neighbour:
     return neighbour(tf)
+  if "conv" in args.k or "w5_kernels" in args.k:
+    return conv_kernels(tf, args)
   from w7_common import demo_data, w7_data
   if "w7" in args.k or not args.k:
     x, y = w7_data()
@@ -92,6 +97,42 @@ def main():
     out = L.LayerNormalization()(x1 + L.Dense(D_MODEL)(L.Dense(FF, activation="relu")(x1)))
     bench("Transformer block step", tf.keras.Model(inp, out), tf.keras.losses.MeanSquaredError(),
           tf.constant(x), tf.constant(y))
+
+
+def _per_call(fn, repeat, min_time=0.05):
+  """Medians of wall and CPU seconds per call of fn, over samples of >= min_time."""
+  from harness import calls_per_sample
+  fn()
+  n = calls_per_sample(fn, min_time)
+  ts, cpu = [], []
+  for _ in range(repeat):
+    t, c = time.perf_counter(), time.process_time()
+    for _ in range(n):
+      fn()
+    ts.append((time.perf_counter() - t) / n)
+    cpu.append((time.process_time() - c) / n)
+  return statistics.median(ts), statistics.median(cpu)
+
+
+def conv_kernels(tf, args):
+  """Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter per shape of conv_shapes.py."""
+  from conv_shapes import SHAPES, W5_SHAPES, conv_data
+  print(f"TF {tf.__version__}, intra-op threads {args.threads or 'default'}, "
+        f"load {os.getloadavg()[0]:.1f}", flush=True)
+  for name, xs, fs, s, padding, _ in W5_SHAPES if "w5_kernels" in args.k else SHAPES:
+    x, f, dy = (tf.constant(a) for a in conv_data(xs, fs, s, padding))
+    xsz, fsz = tf.constant(xs, tf.int32), tf.constant(fs, tf.int32)
+    kw = {"strides": [1, s, s, 1], "padding": padding}
+    fwd = tf.function(lambda x, f: tf.raw_ops.Conv2D(input=x, filter=f, **kw))
+    dx = tf.function(lambda f, dy: tf.raw_ops.Conv2DBackpropInput(
+        input_sizes=xsz, filter=f, out_backprop=dy, **kw))
+    dw = tf.function(lambda x, dy: tf.raw_ops.Conv2DBackpropFilter(
+        input=x, filter_sizes=fsz, out_backprop=dy, **kw))
+    for what, fn, a in (("fwd", fwd, (x, f)), ("input grad", dx, (f, dy)),
+                        ("filter grad", dw, (x, dy))):
+      wall, cpu = _per_call(lambda: fn(*a).numpy(), args.repeat)
+      print(f"TF conv {name} {what:12s} CPU {cpu * 1e3:8.3f}ms  wall {wall * 1e3:8.3f}ms",
+            flush=True)
 
 
 def neighbour(tf):

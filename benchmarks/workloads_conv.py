@@ -6,35 +6,20 @@ convnets: 1 and 3 input channels (first layers), 16 to 64 channels, stride 1 and
 SAME and VALID, odd sizes. The NumPy floor is the textbook kernel: im2col (a
 sliding-window view, one reshape-copy) and one sgemm for the forward and filter
 gradient; one sgemm and a col2im loop of nine strided adds for the input gradient.
-TF's figures beside them were measured on this machine with the same shapes
-(`tf.raw_ops` in a `tf.function`, default threads) and are quoted in the target
-column; run `python benchmarks/run.py -k conv` for ours.
+TF's figures beside them (target column) are CPU ms at one intra-op thread, measured on
+this machine by `tf_reference.py -k conv --threads 1` (`tf.raw_ops` in a `tf.function`,
+shapes from conv_shapes.py); compare with `run.py -k conv --threads 1 --cpu`, alternating.
+W5's layer (a 200x200x100 image): `-k w5_kernels`.
 """
+import warnings
+
 import numpy as np
 
 import tensorlet as tf
+from conv_shapes import SHAPES, W5_SHAPES, conv_data, out_size
 from harness import time_pair
 from tensorlet.ops import conv_ops
 from tensorlet.ops.registry import execute
-
-# name, x shape NHWC, filter HWIO, stride, padding, TF's fwd / input-grad / filter-grad ms
-SHAPES = [
-    ("1ch 28x28 ->32 VALID", (32, 28, 28, 1), (3, 3, 1, 32), 1, "VALID", (1.9, 1.5, 1.6)),
-    ("3ch 32x32 ->32 SAME", (32, 32, 32, 3), (3, 3, 3, 32), 1, "SAME", (3.5, 2.6, 2.6)),
-    ("16ch 28x28 ->32 s2 SAME", (32, 28, 28, 16), (3, 3, 16, 32), 2, "SAME", (1.3, 1.4, 1.7)),
-    ("32ch 14x14 ->64 SAME", (32, 14, 14, 32), (3, 3, 32, 64), 1, "SAME", (3.2, 3.6, 5.4)),
-    ("32ch 13x13 ->64 s2 VALID", (32, 13, 13, 32), (3, 3, 32, 64), 2, "VALID", (1.0, 1.2, 1.3)),
-    ("64ch 8x8 ->64 SAME", (32, 8, 8, 64), (3, 3, 64, 64), 1, "SAME", (2.3, 1.5, 2.0)),
-]
-
-
-def _pads(n, k, s, padding):
-  if padding == "VALID":
-    return 0, 0, (n - k) // s + 1
-  out = -(-n // s)
-  total = max((out - 1) * s + k - n, 0)
-  return total // 2, total - total // 2, out
-
 
 class _NumpyConv:
   """The textbook kernels, written once for one shape."""
@@ -43,8 +28,8 @@ class _NumpyConv:
     self.n, h, w, self.c = xs
     self.kh, self.kw, _, self.o = fs
     self.s = s
-    t, b, self.oh = _pads(h, self.kh, s, padding)
-    lft, rgt, self.ow = _pads(w, self.kw, s, padding)
+    t, b, self.oh = out_size(h, self.kh, s, padding)
+    lft, rgt, self.ow = out_size(w, self.kw, s, padding)
     self.pads = ((0, 0), (t, b), (lft, rgt), (0, 0))
     self.hw = h, w
 
@@ -73,14 +58,12 @@ class _NumpyConv:
     return dxp[:, t:t + h, lft:lft + w]
 
 
-def conv_kernels(repeat):
+def conv_kernels(repeat, shapes=SHAPES):
   """Forward, input gradient and filter gradient per shape: tensorlet graph op vs NumPy."""
-  rng = np.random.default_rng(2)
-  for name, xs, fs, s, padding, tf_ms in SHAPES:
+  warnings.filterwarnings("ignore", ".*triggered tf.function retracing")  # one fn per op
+  for name, xs, fs, s, padding, tf_ms in shapes:
     ref = _NumpyConv(xs, fs, s, padding)
-    x = rng.standard_normal(xs, dtype=np.float32)
-    f = rng.standard_normal(fs, dtype=np.float32)
-    dy = rng.standard_normal((xs[0], ref.oh, ref.ow, fs[3]), dtype=np.float32)
+    x, f, dy = conv_data(xs, fs, s, padding)
     attrs = {"strides": (1, s, s, 1), "padding": padding}
     xt, ft, dyt = tf.constant(x), tf.constant(f), tf.constant(dy)
     xsz, fsz = tf.constant(np.array(xs, np.int32)), tf.constant(np.array(fs, np.int32))
@@ -97,7 +80,11 @@ def conv_kernels(repeat):
     for (what, fn, args, floor), tf_t in zip(ops, tf_ms):
       np.testing.assert_allclose(np.asarray(fn(*args)), floor(), rtol=2e-3, atol=2e-3)
       tl, npy = time_pair(lambda: fn(*args), floor, repeat, min_time=0.05)
-      yield (f"conv {name} {what}", tl, npy, "ms", f"<= TF {tf_t} ms")
+      yield (f"conv {name} {what}", tl, npy, "ms", f"<= TF {tf_t} ms (CPU, 1 thread)")
 
 
-ALL = [("conv_kernels", conv_kernels)]
+def w5_kernels(repeat):
+  return conv_kernels(max(3, repeat // 3), W5_SHAPES)
+
+
+ALL = [("conv_kernels", conv_kernels), ("w5_kernels", w5_kernels)]

@@ -117,10 +117,6 @@ class _Geom:
              slice(j * self.dw, j * self.dw + ew, self.sw))
             for i in range(self.kh) for j in range(self.kw)]
 
-  def cols(self, x):
-    """im2col of x: the [N*OH*OW, KH*KW*C] matrix of the padded input's windows."""
-    return _cols(self.padded(x), self.oh, self.ow, self)
-
 
 def _pad(x, hpad, wpad, fill=0):
   """x [N, H, W, C] padded in H and W by writing it into a filled array.
@@ -214,10 +210,12 @@ _WINOGRAD_G = np.array([[1, 0, 0], [.5, .5, .5], [.5, -.5, .5], [0, 0, 1]])
 # slower at [8, 28, 28, 16] x 32 (ratio 11) and even at [32, 4, 4, 32] x 64 (1e7).
 # Re-measured against im2col (quiet host, 1 thread, CPU ms): [32, 14, 14, 32] x 64 (1.2e8)
 # 3.7 vs 3.3, [32, 8, 8, 64] x 64 (7.5e7) 2.15 vs 2.0, [8, 28, 28, 64] x 64 (2.3e8) 6.8 vs
-# 7.4, [32, 16, 16, 64] x 128 (6e8) 14.2 vs 16.3. Against the phase col2im of the input
-# gradient Winograd pays from less work, hence a second bar.
+# 7.4, [32, 16, 16, 64] x 128 (6e8) 14.2 vs 16.3. The input gradient's own bar: against
+# its width-window col2im (_col2im_rows; alternating, CPU ms) at C = O = 64, [32, 8, 8] (7.5e7)
+# 2.42 vs 2.11, [8, 28, 28] (2.3e8) 6.8 vs 6.6, [32, 16, 16] (3e8) 9.5 vs 9.6, [32, 32, 32]
+# (1.2e9) 39 vs 41; W5 (C = O = 100) 71 vs 155.
 _WINOGRAD_MIN_MACS = 1.5e8
-_WINOGRAD_GRAD_MIN_MACS = 2e7
+_WINOGRAD_GRAD_MIN_MACS = 2.5e8
 # NOTE: F(4x4, 3x3) (6x6 tiles, 36 gemms, 1.78x fewer multiplies) was tried and rejected on
 # accuracy. Max |error| vs float64 over max |output|, as a multiple of im2col float32's
 # (uniform W5-like x in [0, 1), w in +-0.05 / standard normal x and w, C = O = 100): Lavin
@@ -319,7 +317,51 @@ def _conv_padded(xp, f, oh, ow, g):
     return np.zeros((n, oh, ow, oc), xp.dtype)
   if _use_winograd(xp.shape, f, oh, ow, g):
     return _winograd(xp, f, oh, ow)
-  return (_cols(xp, oh, ow, g) @ f.reshape(-1, oc)).reshape(n, oh, ow, oc)
+  f2 = f.reshape(-1, oc)
+  if not _blocked(xp, oh, ow, xp.shape[3], g):
+    return (_cols(xp, oh, ow, g) @ f2).reshape(n, oh, ow, oc)
+  y = np.empty((n, oh, ow, oc), xp.dtype)
+  y2 = y.reshape(-1, oc)
+  for cols, start in _im2col_blocks(xp, oh, ow, g):
+    np.matmul(cols, f2, out=y2[start:start + cols.shape[0]])
+  return y
+
+
+# NOTE: a big im2col is built a block of images (or of output rows) at a time in one reused
+# buffer of about this many bytes, each block's gemm writing its rows of the output (the
+# filter gradient: adding its [K, O] part). Forward, 1 BLAS thread, alternating, CPU ms:
+# [32, 14, 14, 32] x 64 3.17 vs 3.41 one whole im2col, [8, 56, 56, 32] x 5x5x64 35 vs 46,
+# small ones unchanged (1 MB blocks were slower again: more, smaller gemms).
+_IM2COL_BLOCK_BYTES = 1 << 21
+
+
+def _im2col_blocks(xp, oh, ow, g):
+  """Yields (im2col block [M, KH*KW*C], index of its first output pixel) of the padded xp;
+  each block overwrites the one before (one buffer)."""
+  n, c = xp.shape[0], xp.shape[3]
+  k = g.kh * g.kw * c
+  row_bytes = ow * k * xp.itemsize
+  s0, s1, s2, s3 = xp.strides
+  win = (s1 * g.dh, s2 * g.dw, s3)
+  buf = np.empty(max(1, _IM2COL_BLOCK_BYTES // row_bytes) * ow * k, xp.dtype)
+  if oh * row_bytes <= _IM2COL_BLOCK_BYTES:  # whole images per block
+    nb = _IM2COL_BLOCK_BYTES // (oh * row_bytes)
+    blocks = [(i, min(n, i + nb), 0, oh) for i in range(0, n, nb)]
+  else:
+    rb = max(1, _IM2COL_BLOCK_BYTES // row_bytes)
+    blocks = [(i, i + 1, r, min(oh, r + rb)) for i in range(n) for r in range(0, oh, rb)]
+  for n0, n1, r0, r1 in blocks:
+    shape = (n1 - n0, r1 - r0, ow, g.kh, g.kw, c)
+    m = shape[0] * shape[1] * ow
+    cols = buf[:m * k].reshape(shape)
+    cols[...] = as_strided(xp[n0:, r0 * g.sh:], shape, (s0, s1 * g.sh, s2 * g.sw) + win)
+    yield cols.reshape(m, k), (n0 * oh + r0) * ow
+
+
+def _blocked(xp, oh, ow, c, g):
+  """Whether the im2col of xp goes by blocks (see _IM2COL_BLOCK_BYTES)."""
+  return (c > _CHANNEL_MAJOR_MAX_C and
+          xp.shape[0] * oh * ow * g.kh * g.kw * c * xp.itemsize > _IM2COL_BLOCK_BYTES)
 
 
 @op("Conv2D", dtypes=_CONV_T, fresh=True, grad_shape="exact",
@@ -332,7 +374,7 @@ def Conv2D(input, filter, **attrs):  # noqa: A002
         f"A grouped convolution was attempted to be run because the input depth of "
         f"{input.shape[3]} does not match the filter input depth of {filter.shape[2]} "
         f"[Op:Conv2D]")
-  if 0 in (input.shape[0], g.oh, g.ow):
+  if 0 in (input.shape[0], g.oh, g.ow, filter.shape[3]):  # as TF: no output channels is fine
     return np.zeros((input.shape[0], g.oh, g.ow, filter.shape[3]), input.dtype)
   _bt.work(input.shape[0] * g.oh * g.ow * filter.size)
   return _conv_padded(g.padded(input), filter, g.oh, g.ow, g)
@@ -353,7 +395,7 @@ def Conv2DBackpropInput(input_sizes, filter, out_backprop, **attrs):  # noqa: A0
   n, h, w, c = (int(d) for d in input_sizes)
   kh, kw, _, oc = filter.shape
   g = _backprop_geom((n, h, w, c), kh, kw, out_backprop, attrs, "Conv2DBackpropInput")
-  if 0 in (n, h, w, c):
+  if 0 in (n, h, w, c, oc):
     return np.zeros((n, h, w, c), out_backprop.dtype)
   _bt.work(out_backprop.size // max(oc, 1) * filter.size)
   eh, ew = (kh - 1) * g.dh, (kw - 1) * g.dw
@@ -364,8 +406,8 @@ def Conv2DBackpropInput(input_sizes, filter, out_backprop, **attrs):  # noqa: A0
   # swapped). It pays only through Winograd: plain im2col copies 9 * O values per pixel
   # where col2im adds 9 * C (measured: 4x slower at C = 3, O = 32). Winograd's input
   # transform then runs over dy's O channels, its output transform over C: with O > C
-  # the phase col2im is faster (14x14, C = 32, O = 64: 3.8 vs 4.8 ms; C = O = 64 at 8x8:
-  # 2.2 vs 2.4 ms the other way). The padded copy is made only when Winograd is used.
+  # col2im is faster (14x14, C = 32, O = 64: 3.8 vs 4.8 ms), and with O <= C too below
+  # _WINOGRAD_GRAD_MIN_MACS. The padded copy is made only when Winograd is used.
   if (g.sh == g.sw == 1 and 0 <= min(t, b, lft, rgt) and max(t, b) <= eh and
       max(lft, rgt) <= ew and oc <= c and
       _use_winograd((n,), filter.transpose(0, 1, 3, 2), h, w, g, _WINOGRAD_GRAD_MIN_MACS)):
@@ -374,6 +416,8 @@ def Conv2DBackpropInput(input_sizes, filter, out_backprop, **attrs):  # noqa: A0
   if g.dh == g.dw == 1 and 0 <= min(t, b, lft, rgt):
     if c <= _CHANNEL_MAJOR_MAX_C:
       return _col2im_channel_major(dy, filter, (n, h, w, c), g)
+    if g.sh == g.sw == 1 and max(lft, rgt) < kw:
+      return _col2im_rows(dy, filter, (n, h, w, c), g)
     return _col2im_phases(dy, filter, (n, h, w, c), g)
   col = (dy.reshape(-1, oc) @ filter.reshape(-1, oc).T).reshape(n, g.oh, g.ow, kh * kw, c)
   dxp = g.zeros_padded(n, h, w, c, dy.dtype)
@@ -395,26 +439,96 @@ def _col2im_channel_major(dy, f, xshape, g):
   return np.ascontiguousarray(dxp[:, :, t:t + h, lft:lft + w].transpose(1, 2, 3, 0))
 
 
+def _phase_taps(k, s, pad, n_in, n_out):
+  """Per filter tap index i: (phase, plane rows it writes, gradient rows it reads).
+
+  Tap i of output row r lands on input row y = i + s r - pad, i.e. on row
+  y // s = r + (i - pad) // s of the phase plane y % s (the input rows a, a + s, ...)."""
+  out = []
+  for i in range(k):
+    a, d = (i - pad) % s, (i - pad) // s
+    lo, hi = max(0, d), min(len(range(a, n_in, s)), n_out + d)
+    out.append((a, slice(lo, hi), slice(lo - d, hi - d)) if hi > lo else None)
+  return out
+
+
+# NOTE: at stride 1 the filter row's KW taps read KW * O contiguous values of the
+# gradient zero-padded in width, so one copy ([M, KW * O] "row windows") and one gemm
+# with all filter rows ([KW * O, KH * C]) leave only KH strided adds, where the tap slabs
+# of _col2im_phases need KH * KW adds (1 BLAS thread, alternating, CPU ms): [32, 14, 14,
+# 32] x 64 SAME 3.5 vs 4.0, [32, 28, 28, 16] x 32 5.6 vs 6.4, [32, 16, 16, 32] x 5x5x32
+# 7.4 vs 10.8, [32, 26, 26, 32] x 32 VALID 7.8 vs 10.1; tiny ones equal.
+def _col2im_rows(dy, f, xshape, g):
+  """Stride-1 input gradient: rows[n, r, x, i, :] = sum over j of dy[n, r, x + l - j] f[i, j]^T
+  (one gemm over width windows of dy), then dx[:, y] = sum over i of rows[:, y + t - i, :, i];
+  by blocks of whole images of about _IM2COL_BLOCK_BYTES of windows (3.3 vs 3.44 ms at
+  14x14x32 -> 64: the gemm's output is still in cache for the adds)."""
+  n, h, w, c = xshape
+  kh, kw, _, o = f.shape
+  oh, t = g.oh, g.pads[1][0]
+  dyp = _pad(dy, (0, 0), (kw - 1 - g.pads[2][0], kw - 1 - g.pads[2][1]))  # width w + kw - 1
+  s0, s1, s2, s3 = dyp.strides
+  fr = np.ascontiguousarray(f[:, ::-1].transpose(1, 3, 0, 2)).reshape(kw * o, kh * c)
+  nb = max(1, min(n, _IM2COL_BLOCK_BYTES // max(1, oh * w * kw * o * dy.itemsize)))
+  win = np.empty((nb, oh, w, kw, o), dy.dtype)  # win[..., j'] = dy column x + j' - pad
+  rows = np.empty((nb * oh * w, kh * c), dy.dtype)
+  spans = [(i, max(0, i - t), min(h, oh + i - t)) for i in range(kh)]
+  whole = [i for i, lo, hi in spans if (lo, hi) == (0, h)][:1]  # a filter row reaching all rows
+  dx = np.empty((n, h, w, c), dy.dtype)
+  for n0 in range(0, n, nb):
+    m = min(n, n0 + nb) - n0
+    wb, d = win[:m], dx[n0:n0 + m]
+    wb[...] = as_strided(dyp[n0:], wb.shape, (s0, s1, s2, s2, s3))
+    rb = np.matmul(wb.reshape(-1, kw * o), fr, out=rows[:m * oh * w]).reshape(m, oh, w, kh, c)
+    if whole:
+      d[...] = rb[:, t - whole[0]:t - whole[0] + h, :, whole[0]]
+    else:
+      d[...] = 0
+    for i, lo, hi in spans:
+      if hi > lo and i not in whole:
+        d[:, lo:hi] += rb[:, lo + t - i:hi + t - i, :, i]
+  return dx
+
+
 def _col2im_phases(dy, f, xshape, g):
   """Input gradient as tap-major slabs: col[k] = dy [M, O] @ f[k]^T [O, C], each a
-  contiguous [N, OH, OW, C] block. Tap (i, j) of a stride-s conv touches padded rows
-  i + s r, i.e. phase i % s, rows i // s + r of that phase: slabs add into s * s
-  contiguous phase planes (runs of OW * C values, not C), interleaved once at the end."""
+  contiguous [N, OH, OW, C] block, added into s * s contiguous phase planes (the input
+  rows and columns of one residue mod the stride: runs of OW * C values, not C), which
+  are interleaved into the input gradient once. A tap whose slab is exactly its plane
+  (stride 1: the centre tap of SAME) is the gemm's output itself, not zeros plus an add."""
   n, h, w, c = xshape
   kh, kw, _, o = f.shape
   sh, sw, oh, ow = g.sh, g.sw, g.oh, g.ow
-  ft = np.ascontiguousarray(f.reshape(kh * kw, c, o).transpose(0, 2, 1))
-  col = np.matmul(dy.reshape(1, -1, o), ft).reshape(kh * kw, n, oh, ow, c)
-  t, lft = g.pads[1][0], g.pads[2][0]
-  ph, pw = -(-(h + sum(g.pads[1])) // sh), -(-(w + sum(g.pads[2])) // sw)
-  planes = np.zeros((sh, sw, n, ph, pw, c), dy.dtype)
-  for i in range(kh):
-    for j in range(kw):
-      planes[i % sh, j % sw, :, i // sh:i // sh + oh, j // sw:j // sw + ow] += col[i * kw + j]
-  dxp = planes[0, 0] if sh == sw == 1 else \
-      planes.transpose(2, 3, 0, 4, 1, 5).reshape(n, ph * sh, pw * sw, c)
-  out = dxp[:, t:t + h, lft:lft + w]
-  return out if out.shape == dxp.shape else np.ascontiguousarray(out)
+  rows = _phase_taps(kh, sh, g.pads[1][0], h, oh)
+  cols = _phase_taps(kw, sw, g.pads[2][0], w, ow)
+  fk, dy2 = f.reshape(kh * kw, c, o), dy.reshape(-1, o)
+  planes, added = {}, []
+  for i, ri in enumerate(rows):
+    for j, cj in enumerate(cols):
+      if ri is None or cj is None:
+        continue
+      key = ri[0], cj[0]
+      if (key not in planes and (ri[1].start, cj[1].start) == (0, 0) and
+          (ri[1].stop, cj[1].stop) == (oh, ow) == (len(range(key[0], h, sh)),
+                                                   len(range(key[1], w, sw)))):
+        planes[key] = np.matmul(dy2, fk[i * kw + j].T).reshape(n, oh, ow, c)
+      else:
+        added.append((i * kw + j, key, ri, cj))
+  for a in range(sh):
+    for b in range(sw):
+      if (a, b) not in planes:
+        planes[a, b] = np.zeros((n, len(range(a, h, sh)), len(range(b, w, sw)), c), dy.dtype)
+  if added:
+    ft = np.ascontiguousarray(fk[[k for k, _, _, _ in added]].transpose(0, 2, 1))
+    col = np.matmul(dy2[None], ft).reshape(len(added), n, oh, ow, c)
+    for m, (_, key, ri, cj) in enumerate(added):
+      planes[key][:, ri[1], cj[1]] += col[m, :, ri[2], cj[2]]
+  if sh == sw == 1:
+    return planes[0, 0]
+  dx = np.empty((n, h, w, c), dy.dtype)
+  for (a, b), plane in planes.items():
+    dx[:, a::sh, b::sw] = plane
+  return dx
 
 
 @op("Conv2DBackpropFilter", dtypes=_CONV_T, type_inputs=(0, 2),
@@ -422,7 +536,7 @@ def _col2im_phases(dy, f, xshape, g):
 def Conv2DBackpropFilter(input, filter_sizes, out_backprop, **attrs):  # noqa: A002
   kh, kw, c, oc = (int(d) for d in filter_sizes)
   g = _backprop_geom(input.shape, kh, kw, out_backprop, attrs, "Conv2DBackpropFilter")
-  if 0 in out_backprop.shape[:3]:
+  if 0 in out_backprop.shape:
     return np.zeros((kh, kw, c, oc), input.dtype)
   _bt.work(out_backprop.size * kh * kw * c, kh * kw * c * oc)
   n, h, w = input.shape[:3]
@@ -430,7 +544,15 @@ def Conv2DBackpropFilter(input, filter_sizes, out_backprop, **attrs):  # noqa: A
   if (g.sh == g.sw == 1 and c > _CHANNEL_MAJOR_MAX_C and min(map(min, g.pads)) >= 0 and
       hp * wp <= _FLAT_MAX_WASTE * g.oh * g.ow):
     return _filter_grad_flat(g.padded(input), out_backprop, kh, kw, g)
-  return (g.cols(input).T @ out_backprop.reshape(-1, oc)).reshape(kh, kw, c, oc)
+  dy2 = out_backprop.reshape(-1, oc)
+  xp = g.padded(input)
+  if not _blocked(xp, g.oh, g.ow, c, g):
+    return (_cols(xp, g.oh, g.ow, g).T @ dy2).reshape(kh, kw, c, oc)
+  out = None
+  for cols, start in _im2col_blocks(xp, g.oh, g.ow, g):
+    part = cols.T @ dy2[start:start + cols.shape[0]]
+    out = part if out is None else np.add(out, part, out=out)
+  return out.reshape(kh, kw, c, oc)
 
 
 # NOTE: at stride 1, tap (i, j) of output pixel p reads padded input row p + i Wp + j of

@@ -306,8 +306,10 @@ def naive_conv2d_grads(x, w, dy, strides, padding):
   kh, kw, _, o = w.shape
   if padding == "SAME":
     pads = [same_pads(h, kh, strides[0]), same_pads(wd, kw, strides[1])]
-  else:
+  elif padding == "VALID":
     pads = [(0, 0), (0, 0)]
+  else:
+    pads = [tuple(padding[1]), tuple(padding[2])]
   xp = np.pad(x, [(0, 0), pads[0], pads[1], (0, 0)])
   dxp, dw = np.zeros_like(xp), np.zeros_like(w)
   for i in range(dy.shape[1]):
@@ -320,8 +322,11 @@ def naive_conv2d_grads(x, w, dy, strides, padding):
   return dxp[:, pads[0][0]:pads[0][0] + h, pads[1][0]:pads[1][0] + wd], dw
 
 
-# Input gradients by col2im: few channels (C <= 4) as channel-major planes, more as tap
-# slabs added into stride-phase planes; odd sizes, SAME and VALID, strides 1 to 3.
+# Input gradients by col2im: few channels (C <= 4) as channel-major planes, more at stride 1
+# as one gemm of width windows and a strided add per filter row, else as tap slabs added
+# into stride-phase planes (a tap whose slab is its whole plane written by the gemm
+# itself); odd sizes, SAME, VALID and explicit pads, strides 1 to 3, strides larger than
+# the filter (phases no tap reaches).
 @pytest.mark.parametrize("xs,ws,strides,padding", [
     ((2, 7, 9, 1), (3, 3, 1, 4), 2, "SAME"),
     ((2, 8, 7, 3), (3, 3, 3, 5), 1, "SAME"),
@@ -333,6 +338,11 @@ def naive_conv2d_grads(x, w, dy, strides, padding):
     ((1, 11, 11, 5), (5, 4, 5, 2), 3, "SAME"),
     ((2, 4, 4, 6), (1, 1, 6, 3), 2, "VALID"),
     ((1, 45, 44, 6), (3, 3, 6, 4), 1, "VALID"),  # filter gradient on the padded grid
+    ((2, 9, 8, 5), (2, 2, 5, 3), 3, "VALID"),
+    ((1, 8, 9, 6), (3, 2, 6, 3), [2, 3], [[0, 0], [3, 0], [1, 2], [0, 0]]),
+    ((2, 7, 6, 5), (3, 3, 5, 4), 1, [[0, 0], [0, 2], [2, 1], [0, 0]]),
+    ((1, 6, 7, 6), (2, 2, 6, 3), 1, [[0, 0], [1, 0], [0, 3], [0, 0]]),  # pad beyond the filter
+    ((2, 5, 9, 7), (5, 4, 7, 3), 1, "SAME"),
 ])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
 def test_conv2d_backprops_against_naive_loops(xs, ws, strides, padding, dtype):
@@ -344,7 +354,7 @@ def test_conv2d_backprops_against_naive_loops(xs, ws, strides, padding, dtype):
                                         dy.astype(np.float64), st, padding)
   dx = tf.nn.conv2d_transpose(dy, w, xs, strides, padding)
   dw = execute(conv_ops.Conv2DBackpropFilter, [tf.constant(x), tf.constant(ws), tf.constant(dy)],
-               {"strides": (1, *st, 1), "padding": padding})
+               conv_ops._conv_attrs(strides, padding, None, False))
   assert dx.dtype == tf.as_dtype(dtype)
   np.testing.assert_allclose(np.asarray(dx), want_dx, rtol=1e-5)
   np.testing.assert_allclose(np.asarray(dw), want_dw, rtol=1e-5)
@@ -371,6 +381,52 @@ def test_padded_grid_filter_gradient_matches_im2col(monkeypatch, xs, ws, padding
     got.append(execute(conv_ops.Conv2DBackpropFilter, [tf.constant(x), tf.constant(ws),
                                                        tf.constant(dy)], attrs).numpy())
   np.testing.assert_allclose(got[1], got[0], rtol=1e-12, atol=1e-12)
+
+
+# im2col by blocks of whole images (a block size of 2 images' rows) and of output rows
+# (1 or 3 rows), forward against the naive loops, filter and (stride-1 width-window)
+# input gradients against one whole block.
+@pytest.mark.parametrize("block_rows", [1, 3, "2 images"])
+@pytest.mark.parametrize("xs,ws,strides,padding,dil", [
+    ((5, 7, 8, 6), (3, 3, 6, 4), (1, 1), "SAME", 1),
+    ((4, 6, 7, 5), (2, 3, 5, 6), (1, 1), [[0, 0], [3, 0], [1, 2], [0, 0]], 1),
+    ((3, 9, 8, 5), (3, 2, 5, 3), (2, 3), "VALID", 1),
+    ((2, 9, 9, 7), (2, 3, 7, 2), (1, 2), [[0, 0], [2, 1], [0, 3], [0, 0]], [2, 1]),
+])
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_im2col_blocks(monkeypatch, block_rows, xs, ws, strides, padding, dil, dtype):
+  rs = np.random.RandomState(9)
+  x, w = rs.randint(-3, 4, xs).astype(dtype), rs.randint(-3, 4, ws).astype(dtype)
+  want = naive_conv2d(x, w, strides, padding, _pair(dil))
+  dy = rs.randint(-3, 4, want.shape).astype(dtype)
+  row_bytes = want.shape[2] * ws[0] * ws[1] * ws[2] * x.itemsize
+  monkeypatch.setattr(conv_ops, "_IM2COL_BLOCK_BYTES", row_bytes * (
+      2 * want.shape[1] if block_rows == "2 images" else block_rows))
+  attrs = conv_ops._conv_attrs(strides, padding, dil, False)
+  y = execute(conv_ops.Conv2D, [tf.constant(x), tf.constant(w)], attrs)
+  np.testing.assert_array_equal(y.numpy(), want)
+  grads = [lambda: execute(conv_ops.Conv2DBackpropFilter, [tf.constant(x), tf.constant(ws),
+                                                          tf.constant(dy)], attrs),
+           lambda: execute(conv_ops.Conv2DBackpropInput, [tf.constant(xs), tf.constant(w),
+                                                         tf.constant(dy)], attrs)]
+  blocked = [fn().numpy() for fn in grads]
+  monkeypatch.setattr(conv_ops, "_IM2COL_BLOCK_BYTES", 1 << 40)  # one whole im2col / block
+  for got, fn in zip(blocked, grads):
+    np.testing.assert_array_equal(got, fn().numpy())
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_conv2d_zero_output_channels(stride):
+  # As TF: a filter with no output channels gives an empty output, a zero input gradient
+  # and an empty filter gradient (shapes checked against TF 2.21).
+  x, w = tf.ones([2, 5, 5, 8]), tf.ones([3, 3, 8, 0])
+  attrs = {"strides": (1, stride, stride, 1), "padding": "SAME"}
+  y = tf.nn.conv2d(x, w, stride, "SAME")
+  assert y.shape == (2, 5 if stride == 1 else 3, 5 if stride == 1 else 3, 0)
+  dx = execute(conv_ops.Conv2DBackpropInput, [tf.constant([2, 5, 5, 8]), w, y], attrs)
+  np.testing.assert_array_equal(dx.numpy(), np.zeros((2, 5, 5, 8), np.float32))
+  dw = execute(conv_ops.Conv2DBackpropFilter, [x, tf.constant([3, 3, 8, 0]), y], attrs)
+  assert dw.shape == (3, 3, 8, 0)
 
 
 def naive_depthwise(x, w, strides, padding):
