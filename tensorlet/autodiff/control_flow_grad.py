@@ -27,7 +27,7 @@ def _if_grad(op, *dys):
   def branch(graph, idx):
     def fn():
       mine = [caps[i] for i in idx]
-      grads = call_gradients(graph, mine, dys)
+      grads = call_gradients(graph, mine, dys, dense=True)
       out = [_zeros_for(c) for c in caps]
       for i, g in zip(idx, grads):
         if g is not None:
@@ -92,7 +92,7 @@ def _(op, *dys):
     for k in range(n):
       if full[k] is None:
         full[k] = _zeros_for(state[k])
-    gs_all = call_gradients(body_g, list(state) + bcaps, full)
+    gs_all = call_gradients(body_g, list(state) + bcaps, full, dense=True)
     g_state, g_caps = gs_all[:n], gs_all[n:]
     new_gs = [g_state[k] if g_state[k] is not None else array_ops.zeros_like(gs[j])
               for j, k in enumerate(diff_vars)]

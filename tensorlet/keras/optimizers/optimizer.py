@@ -22,6 +22,7 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.context import ctx, name_scope
 from tensorlet.errors import InvalidArgumentError
+from tensorlet.indexed_slices import IndexedSlices, to_dense
 from tensorlet.ops import clip_ops
 from tensorlet.ops.registry import execute
 from tensorlet.tensor import Tensor, convert_to_tensor
@@ -245,6 +246,10 @@ class Optimizer:
   def _apply(self, grads, variables, entries):
     if self.clipnorm or self.clipvalue or self.global_clipnorm:
       grads = self._clip(grads)
+    # NOTE: Keras 2 clips an IndexedSlices by its values, then sums the rows of repeated
+    # indices and updates every slot as a dense gradient with zero rows elsewhere would:
+    # the dense update of the summed rows is the same step.
+    grads = [to_dense(g) if type(g) is IndexedSlices else g for g in grads]
     lr = self._lr_input()
     self._before_updates(variables)
     if self.weight_decay:
@@ -275,7 +280,16 @@ class Optimizer:
   def _checked(self, g, v):
     """`g` as a tensor of `v`'s dtype and shape, or the error TF raises for the pair."""
     who = f"{type(self).__name__}.apply_gradients"
-    if not isinstance(g, Tensor):
+    if type(g) is IndexedSlices:
+      if g.dtype is not v.dtype:
+        raise InvalidArgumentError(
+            None, None, f"{who}: the gradient of variable '{v.name}' has dtype "
+            f"{g.dtype.name}, the variable {v.dtype.name}.")
+      if g.dense_shape is None:  # Keras 2 updates the variable's rows all the same
+        from tensorlet.ops import array_ops
+        shape = v.shape.as_list() if v.shape.is_fully_defined() else array_ops.shape(v)
+        g = IndexedSlices(g.values, g.indices, shape)
+    elif not isinstance(g, Tensor):
       try:
         g = convert_to_tensor(g, v.dtype)
       except (TypeError, ValueError) as e:
