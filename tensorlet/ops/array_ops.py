@@ -124,7 +124,11 @@ def StopGradient(x):
 
 
 def stop_gradient(input, name=None):  # noqa: A002
-  """Identity whose gradient is None: nothing flows back through it."""
+  """Identity whose gradient is None: nothing flows back through it (of an IndexedSlices,
+  an IndexedSlices of the values')."""
+  if isinstance(input, IndexedSlices):
+    return IndexedSlices(execute(StopGradient, [input.values], {}, name), input.indices,
+                         input.dense_shape)
   return execute(StopGradient, [convert_to_tensor(input)], {}, name)
 
 

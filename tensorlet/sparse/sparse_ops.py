@@ -340,8 +340,18 @@ def expand_dims(sp_input, axis=None, name=None):
 
 
 def mask(a, mask_indices, name=None):
-  raise NotImplementedError("tf.sparse.mask works on IndexedSlices, which tensorlet does not "
-                            "implement")
+  """The IndexedSlices `a` without its rows whose index is in `mask_indices` (the rest in
+  their order)."""
+  from tensorlet.indexed_slices import IndexedSlices
+  if not isinstance(a, IndexedSlices):
+    raise TypeError(f"tf.sparse.mask takes an IndexedSlices, got {type(a).__name__}")
+  m = A.reshape(convert_to_tensor(mask_indices, dtype_hint=a.indices.dtype), [1, -1])
+  if m.dtype is not a.indices.dtype:
+    m = M.cast(m, a.indices.dtype)
+  hit = M.reduce_any(M.equal(A.expand_dims(a.indices, 1), m), axis=1)
+  keep = A.reshape(A.where(M.logical_not(hit)), [-1])
+  return IndexedSlices(A.gather(a.values, keep), A.gather(a.indices, keep),
+                       a.dense_shape)
 
 
 # --------------------------------------------------------------- counting

@@ -1,7 +1,6 @@
 """tf.keras.optimizers.Adagrad."""
 from tensorlet.keras.optimizers.optimizer import Optimizer
 from tensorlet.ops import training_ops
-from tensorlet.ops.registry import execute
 
 __all__ = ["Adagrad"]
 
@@ -22,7 +21,7 @@ class Adagrad(Optimizer):
     return [("accumulator", float(self.initial_accumulator_value))]
 
   def _update(self, grad, handles, lr):
-    execute(training_ops.ResourceApplyKerasAdagrad, [handles[0], handles[1], lr, grad],
+    self._execute(training_ops.ResourceApplyKerasAdagrad, [handles[0], handles[1], lr, grad],
             self._attrs)
 
   def get_config(self):

@@ -1,7 +1,6 @@
 """tf.keras.optimizers.RMSprop."""
 from tensorlet.keras.optimizers.optimizer import Optimizer
 from tensorlet.ops import training_ops
-from tensorlet.ops.registry import execute
 
 __all__ = ["RMSprop"]
 
@@ -34,7 +33,7 @@ class RMSprop(Optimizer):
     return specs
 
   def _update(self, grad, handles, lr):
-    execute(training_ops.ResourceApplyKerasRMSProp,
+    self._execute(training_ops.ResourceApplyKerasRMSProp,
             [handles[0], handles[1], lr, grad, *handles[2:]], self._attrs)
 
   def get_config(self):

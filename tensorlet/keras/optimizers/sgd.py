@@ -1,7 +1,6 @@
 """tf.keras.optimizers.SGD: gradient descent with optional (Nesterov) momentum."""
 from tensorlet.keras.optimizers.optimizer import Optimizer
 from tensorlet.ops import training_ops
-from tensorlet.ops.registry import execute
 
 __all__ = ["SGD"]
 
@@ -33,10 +32,10 @@ class SGD(Optimizer):
 
   def _update(self, grad, handles, lr):
     if self.momentum:
-      execute(training_ops.ResourceApplyKerasMomentum, [handles[0], handles[1], lr, grad],
+      self._execute(training_ops.ResourceApplyKerasMomentum, [handles[0], handles[1], lr, grad],
               self._attrs)
     else:
-      execute(training_ops.ResourceApplyGradientDescent, [handles[0], lr, grad])
+      self._execute(training_ops.ResourceApplyGradientDescent, [handles[0], lr, grad])
 
   def get_config(self):
     config = super().get_config()
