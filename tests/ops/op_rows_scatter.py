@@ -56,45 +56,31 @@ _ROWS = np.array([3, 1])
 _LR, _MOM = 0.1, 0.9
 
 
-def _momentum_rows(g):
-  """Keras momentum on rows 3 and 1 only: m = 0.9 m - 0.1 g; var += m."""
-  v, m = _variables(("rows", g.dtype), g.dtype.as_numpy_dtype, 2)
-  execute(T.ResourceSparseApplyRows,
-          [v.handle, m.handle, tf.constant(_LR, g.dtype), g, tf.constant(_ROWS)],
-          {"dense": "ResourceApplyKerasMomentum",
-           "dense_attrs": {"momentum": _MOM, "use_nesterov": False}, "sliced": (0, 1),
-           "var_rows_only": False})
-  return [v.read_value(), m.read_value()]
+def _momentum(var_rows_only):
+  """Keras momentum (m = 0.9 m - 0.1 g; var += m) on rows 3 and 1 of the variable and of
+  m, the gradient holding those rows; with `var_rows_only` (legacy Nadam's way) m takes
+  the dense step and the gradient is dense."""
+  def fn(g):
+    v, m = _variables(("rows", var_rows_only, g.dtype), g.dtype.as_numpy_dtype, 2)
+    execute(T.ResourceSparseApplyRows,
+            [v.handle, m.handle, tf.constant(_LR, g.dtype), g, tf.constant(_ROWS)],
+            {"dense": "ResourceApplyKerasMomentum",
+             "dense_attrs": {"momentum": _MOM, "use_nesterov": False}, "sliced": (0, 1),
+             "var_rows_only": var_rows_only})
+    return [v.read_value(), m.read_value()]
+
+  def ref(g):
+    w, m = _start(g.dtype), _start(g.dtype) + 1
+    if var_rows_only:
+      m = _MOM * m - _LR * g
+    else:
+      m[_ROWS] = _MOM * m[_ROWS] - _LR * g
+    w[_ROWS] += m[_ROWS]
+    return [w, m]
+  return fn, ref
 
 
-def _momentum_rows_ref(g):
-  w, m = _start(g.dtype), _start(g.dtype) + 1
-  m[_ROWS] = _MOM * m[_ROWS] - _LR * g
-  w[_ROWS] += m[_ROWS]
-  return [w, m]
-
-
-case("training.ResourceSparseApplyRows", _momentum_rows, _momentum_rows_ref, args([2, 3]),
-     F32_64, grad=False, rtol=1e-5, atol=1e-6)
-
-
-def _momentum_var_rows(g):
-  """The dense step for the slot, the variable's rows 3 and 1 only (legacy Nadam's way)."""
-  v, m = _variables(("var_rows", g.dtype), g.dtype.as_numpy_dtype, 2)
-  execute(T.ResourceSparseApplyRows,
-          [v.handle, m.handle, tf.constant(_LR, g.dtype), g, tf.constant(_ROWS)],
-          {"dense": "ResourceApplyKerasMomentum",
-           "dense_attrs": {"momentum": _MOM, "use_nesterov": False}, "sliced": (0, 1),
-           "var_rows_only": True})
-  return [v.read_value(), m.read_value()]
-
-
-def _momentum_var_rows_ref(g):
-  w, m = _start(g.dtype), _start(g.dtype) + 1
-  m = _MOM * m - _LR * g
-  w[_ROWS] += m[_ROWS]
-  return [w, m]
-
-
-case("training.ResourceSparseApplyRows/var_rows", _momentum_var_rows, _momentum_var_rows_ref,
-     args([4, 3]), F32_64, grad=False, rtol=1e-5, atol=1e-6)
+case("training.ResourceSparseApplyRows", *_momentum(False), args([2, 3]), F32_64, grad=False,
+     rtol=1e-5, atol=1e-6)
+case("training.ResourceSparseApplyRows/var_rows", *_momentum(True), args([4, 3]), F32_64,
+     grad=False, rtol=1e-5, atol=1e-6)
