@@ -23,7 +23,7 @@ class Adamax(Optimizer):
 
   def _update(self, grad, handles, lr):
     self._execute(training_ops.ResourceApplyKerasAdamax,
-            [*handles, lr, self._iterations._handle, grad], self._attrs)
+                  [*handles, lr, self._iterations._handle, grad], self._attrs)
 
   def get_config(self):
     config = super().get_config()

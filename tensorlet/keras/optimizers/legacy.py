@@ -73,7 +73,7 @@ class SGD(_Legacy, sgd.SGD):
   """Legacy SGD (same update; `decay`, `lr`)."""
 
   def _sparse_rule(self):
-    return "rows" if self.momentum else None
+    return "rows"
 
 
 class Adam(_Legacy, adam.Adam):

@@ -43,7 +43,7 @@ class Nadam(Optimizer):
 
   def _update(self, grad, handles, lr):
     self._execute(training_ops.ResourceApplyKerasNadam,
-            [*handles, lr, self._iterations._handle, self._u_product_t, grad], self._attrs)
+                  [*handles, lr, self._iterations._handle, self._u_product_t, grad], self._attrs)
 
   def get_config(self):
     config = super().get_config()

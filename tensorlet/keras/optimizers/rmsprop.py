@@ -34,7 +34,7 @@ class RMSprop(Optimizer):
 
   def _update(self, grad, handles, lr):
     self._execute(training_ops.ResourceApplyKerasRMSProp,
-            [handles[0], handles[1], lr, grad, *handles[2:]], self._attrs)
+                  [handles[0], handles[1], lr, grad, *handles[2:]], self._attrs)
 
   def get_config(self):
     config = super().get_config()

@@ -30,10 +30,16 @@ class SGD(Optimizer):
   def _slot_specs(self):
     return [("m", 0.0)] if self.momentum else []
 
+  def _sparse_rule(self):
+    # NOTE: as Keras 2, a sparse step without momentum touches the gradient's rows only
+    # (the same values as the dense step, without a dense gradient); with momentum the
+    # velocity of every row decays.
+    return None if self.momentum else "rows"
+
   def _update(self, grad, handles, lr):
     if self.momentum:
       self._execute(training_ops.ResourceApplyKerasMomentum, [handles[0], handles[1], lr, grad],
-              self._attrs)
+                    self._attrs)
     else:
       self._execute(training_ops.ResourceApplyGradientDescent, [handles[0], lr, grad])
 
