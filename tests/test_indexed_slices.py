@@ -253,6 +253,35 @@ def test_gradients_in_and_through_functions():
   _check(t.gradient(y, v), 2 * V0[[0, 2, 2]], [0, 2, 2])
 
 
+def test_gradient_of_cond_in_a_graph():
+  v = tf.Variable(V0)
+  gather = lambda: tf.reduce_sum(tf.gather(v, [0, 2, 2]))  # noqa: E731
+  branches = {"dense": lambda: tf.reduce_sum(v), "none": lambda: tf.constant(0.),
+              "gather": lambda: tf.reduce_sum(tf.gather(v, [1]))}
+
+  def grad(other, p):
+    @tf.function
+    def f(p):
+      with tf.GradientTape() as t:
+        y = tf.cond(p, gather, branches[other])
+      return t.gradient(y, v)
+    return f(tf.constant(p))
+  # as TF: an IndexedSlices from both branches when one gives one; a dense gradient (or
+  # none) becomes all rows
+  for other in branches:
+    _check(grad(other, True), np.ones([3, 3]), [0, 2, 2])
+  _check(grad("dense", False), np.ones([4, 3]), [0, 1, 2, 3])
+  _check(grad("none", False), np.zeros([4, 3]), [0, 1, 2, 3])
+  _check(grad("gather", False), np.ones([1, 3]), [1])
+
+  @tf.function
+  def both_dense(p):
+    with tf.GradientTape() as t:
+      y = tf.cond(p, lambda: tf.reduce_sum(v * 2.), lambda: tf.reduce_sum(v))
+    return t.gradient(y, v)
+  assert isinstance(both_dense(tf.constant(True)), tf.Tensor)
+
+
 def test_gradient_of_control_flow_is_dense():
   v = tf.Variable(V0)
 

@@ -153,6 +153,23 @@ def forward_graph(h):
   return fwd
 
 
+def sparse_gradient_dtypes(h, dys):
+  """{position among H's placeholders: (indices dtype, dense_shape dtype)} where the
+  gradient of a call of H for the output gradients `dys` is an IndexedSlices."""
+  mask = [k for k in range(len(h.outputs)) if dys[k] is not None and
+          _differentiable(h.outputs[k])]
+  if not mask:
+    return {}
+  gr = gradient_graph(h, mask, bool(ctx.tapes) or cf._gradient_recorded())
+  out, k = {}, 0
+  for i, n in zip(gr.which, gr.parts):
+    if n:
+      outs = gr.graph.outputs
+      out[i] = (outs[k + 1].dtype, outs[k + 2].dtype if n == 3 else None)
+    k += n or 1
+  return out
+
+
 def _differentiable(t):
   return is_differentiable_dtype(t.dtype) and t.dtype is not _dt.resource
 
