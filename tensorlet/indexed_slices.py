@@ -46,6 +46,7 @@ class IndexedSlices(CompositeTensor):
 
   __slots__ = ("_values", "_indices", "_dense_shape", "__weakref__")
   _tf_tensor_like = True
+  _tl_no_constant = True  # tf.constant refuses it (tf.convert_to_tensor densifies)
 
   def __init__(self, values, indices, dense_shape=None):
     self._values = _tensor(values)

@@ -25,6 +25,12 @@ def test_fields_and_dense_value():
   assert s.consumers() == []
 
 
+def test_constant_refuses_it():
+  with pytest.raises(ValueError, match="unsupported type"):
+    tf.constant(_slices())
+  np.testing.assert_array_equal(tf.Variable(_slices()).numpy()[2], [3, 4])
+
+
 def test_repeated_rows_add_up():
   s = tf.IndexedSlices(tf.constant([[1.], [2.], [4.]]), tf.constant([1, 1, 0], tf.int64), [3, 1])
   np.testing.assert_array_equal(tf.convert_to_tensor(s).numpy(), [[4], [3], [0]])
@@ -214,6 +220,24 @@ def test_other_gradients_stay_dense():
       y = tf.reduce_sum(f(a))
     g = t.gradient(y, a)
     assert g is None or isinstance(g, tf.Tensor), (f, type(g))
+
+
+def test_sharded_embedding_lookup():
+  # TF's "div" split of 5 ids over shards of 3 and 2 rows; each shard gets its own rows
+  a = tf.Variable(np.arange(6, dtype=np.float32).reshape(3, 2))
+  b = tf.Variable(10 + np.arange(4, dtype=np.float32).reshape(2, 2))
+  weights = tf.constant([[1., 2.], [3., 4.], [5., 6.], [7., 8.]])
+
+  def run(ids):
+    with tf.GradientTape() as t:
+      r = tf.nn.embedding_lookup([a, b], ids)
+      y = tf.reduce_sum(r * weights)
+    return [r] + t.gradient(y, [a, b])
+  for r, ga, gb in (run(tf.constant([0, 4, 2, 3])),
+                    tf.function(run)(tf.constant([0, 4, 2, 3]))):
+    np.testing.assert_array_equal(r.numpy(), [[0, 1], [12, 13], [4, 5], [10, 11]])
+    _check(ga, [[1, 2], [5, 6]], [0, 2], dense_shape=[3, 2])
+    _check(gb, [[3, 4], [7, 8]], [1, 0], dense_shape=[2, 2])
 
 
 def test_aggregation():
