@@ -34,3 +34,39 @@ def test_reduce_of_indexed_slices(two_cpus):
   total = strategy.reduce("SUM", per_replica, axis=None)
   np.testing.assert_array_equal(tf.convert_to_tensor(total).numpy()[1], [2, 2])
   assert float(tf.reduce_sum(total)) == 4.0
+
+
+EMBEDDING_FIT = """
+import tensorlet as tf
+rng = np.random.default_rng(0)
+x = rng.integers(0, 20, size=(64, 6)).astype(np.int32)
+y = rng.integers(0, 3, size=64).astype(np.int32)
+strategy = tf.distribute.MultiWorkerMirroredStrategy() if sys.argv[1] == "mwms" \\
+    else tf.distribute.get_strategy()
+with strategy.scope():
+  init = lambda seed: tf.keras.initializers.GlorotUniform(seed=seed)
+  model = tf.keras.Sequential([
+      tf.keras.Input((6,), dtype="int32"),
+      tf.keras.layers.Embedding(20, 4, embeddings_initializer=init(1)),
+      tf.keras.layers.GlobalAveragePooling1D(),
+      tf.keras.layers.Dense(3, kernel_initializer=init(2))])
+  model.compile(optimizer=tf.keras.optimizers.SGD(0.5, momentum=0.5),
+                loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+history = model.fit(tf.data.Dataset.from_tensor_slices((x, y)).batch(16), epochs=2, verbose=0)
+report({"weights": [w.numpy().tolist() for w in model.weights],
+        "loss": history.history["loss"]})
+"""
+
+
+def test_embedding_fit_two_workers_match_one_process(tmp_path):
+  from mpi_launch import check_ok, run_workers
+  out = []
+  for n, mode in ((1, "plain"), (2, "mwms")):
+    done, rep = run_workers(tmp_path / mode, EMBEDDING_FIT, n=n, args=[mode])
+    check_ok(done)
+    assert sorted(rep) == list(range(n))
+    out.append(rep[0][0])
+  one, two = out
+  for a, b in zip(one["weights"], two["weights"]):
+    np.testing.assert_allclose(np.array(a), np.array(b), rtol=1e-4, atol=1e-5)
+  np.testing.assert_allclose(one["loss"], two["loss"], rtol=1e-4)
