@@ -448,3 +448,4 @@ from io_workloads import tfrecord_parse_example  # noqa: E402
 
 ALL.append(("tfrecord_parse_example", tfrecord_parse_example))
 ALL += __import__("workloads_augment").ALL  # Keras image augmentation layers
+ALL += __import__("workloads_sparse").ALL  # IndexedSlices embedding steps

@@ -101,6 +101,8 @@ _LAZY_ATTRS = {
     "RaggedTensorSpec": ("tensorlet.ragged", "RaggedTensorSpec"),
     "SparseTensor": ("tensorlet.sparse", "SparseTensor"),
     "SparseTensorSpec": ("tensorlet.sparse", "SparseTensorSpec"),
+    "IndexedSlices": ("tensorlet.indexed_slices", "IndexedSlices"),
+    "IndexedSlicesSpec": ("tensorlet.indexed_slices", "IndexedSlicesSpec"),
     "map_fn": ("tensorlet.graph.functional", "map_fn"),
     "scan": ("tensorlet.graph.functional", "scan"),
     "foldl": ("tensorlet.graph.functional", "foldl"),

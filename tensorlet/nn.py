@@ -18,4 +18,17 @@ _dispatch.install(globals(), "nn")
 
 
 from tensorlet._unsupported import getattr_for as _getattr_for  # noqa: E402
-__getattr__ = _getattr_for("tf.nn", __name__)
+_missing = _getattr_for("tf.nn", __name__)
+# Names whose modules load on first use (the sparse package is not needed before).
+_LAZY = {"embedding_lookup_sparse": "tensorlet.sparse.embedding_ops",
+         "safe_embedding_lookup_sparse": "tensorlet.sparse.embedding_ops"}
+
+
+def __getattr__(name):
+  module = _LAZY.get(name)
+  if module is None:
+    return _missing(name)
+  import importlib
+  value = globals()[name] = _dispatch.add_dispatch_support(
+      getattr(importlib.import_module(module), name), f"nn.{name}")
+  return value

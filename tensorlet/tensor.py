@@ -400,6 +400,9 @@ def constant(value, dtype=None, shape=None, name="Const"):
     tf.int32
   """
   if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
+    if getattr(type(value), "_tl_no_constant", False):  # NOTE: as TF (IndexedSlices)
+      raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type "
+                       f"({type(value)}) to a Tensor.")
     t = convert_to_tensor(value)
     if dtype is not None and t.dtype is not _dt.as_dtype(dtype):
       from tensorlet.ops.math_ops import cast  # late-bound: a cast is an op (layer above)

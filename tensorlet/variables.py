@@ -8,6 +8,7 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.context import ctx, canonical_device
 from tensorlet.errors import InvalidArgumentError
+from tensorlet.indexed_slices import IndexedSlices
 from tensorlet.ops import overloads
 from tensorlet.ops.registry import execute
 from tensorlet.ops import state_ops
@@ -242,6 +243,56 @@ class Variable:
         array_ops.reshape(cur, [-1]), array_ops.reshape(sel, [-1, 1]), array_ops.reshape(t, [-1]))
     return self.assign(array_ops.reshape(flat, shape), read_value=read_value)
 
+  # -------------------------------------------------- sparse updates (rows)
+  def _scatter(self, od, sparse_delta):
+    _check_sparse_delta(sparse_delta)
+    indices = convert_to_tensor(sparse_delta.indices)
+    if indices.dtype not in (_dt.int32, _dt.int64):
+      raise TypeError(f"{od.name}: the indices of `sparse_delta` must be int32 or int64, got "
+                      f"{indices.dtype.name}")
+    updates = convert_to_tensor(sparse_delta.values, self._dtype)
+    execute(od, [self._handle, indices, updates], {})
+    return self
+
+  def scatter_add(self, sparse_delta, use_locking=False, name=None):
+    """Adds the rows of the IndexedSlices `sparse_delta` (repeated rows add up)."""
+    return self._scatter(state_ops.ResourceScatterAdd, sparse_delta)
+
+  def scatter_sub(self, sparse_delta, use_locking=False, name=None):
+    """Subtracts the rows of the IndexedSlices `sparse_delta`."""
+    return self._scatter(state_ops.ResourceScatterSub, sparse_delta)
+
+  def scatter_update(self, sparse_delta, use_locking=False, name=None):
+    """Sets the rows `sparse_delta.indices` to its values (a repeated row: the last)."""
+    return self._scatter(state_ops.ResourceScatterUpdate, sparse_delta)
+
+  def scatter_mul(self, sparse_delta, use_locking=False, name=None):
+    return self._scatter(state_ops.ResourceScatterMul, sparse_delta)
+
+  def scatter_div(self, sparse_delta, use_locking=False, name=None):
+    """Divides rows by the values (integers truncate toward zero; a zero divisor raises)."""
+    return self._scatter(state_ops.ResourceScatterDiv, sparse_delta)
+
+  def scatter_max(self, sparse_delta, use_locking=False, name=None):
+    return self._scatter(state_ops.ResourceScatterMax, sparse_delta)
+
+  def scatter_min(self, sparse_delta, use_locking=False, name=None):
+    return self._scatter(state_ops.ResourceScatterMin, sparse_delta)
+
+  def batch_scatter_update(self, sparse_delta, use_locking=False, name=None):
+    """scatter_update along the first axis after the indices' batch axes: row
+    `indices[b..., k]` of batch `b...` is set to `values[b..., k]`."""
+    _check_sparse_delta(sparse_delta)
+    from tensorlet.ops import array_ops
+    idx = convert_to_tensor(sparse_delta.indices)
+    if idx.shape.rank in (None, 0, 1):
+      return self.scatter_update(sparse_delta)
+    batch = array_ops.shape(idx, out_type=idx.dtype)
+    grids = array_ops.meshgrid(*[array_ops.range(batch[i]) for i in range(idx.shape.rank - 1)]
+                               + [array_ops.range(batch[-1])], indexing="ij")
+    nd = array_ops.stack(grids[:-1] + [idx], axis=-1)
+    return self.scatter_nd_update(nd, convert_to_tensor(sparse_delta.values, self._dtype))
+
   def scatter_nd_update(self, indices, updates, name=None):
     from tensorlet.ops.array_ops import tensor_scatter_nd_update
     return self.assign(tensor_scatter_nd_update(self._as_tensor(), indices, updates))
@@ -384,6 +435,12 @@ class Variable:
 
 _OP_NAMES = {"assign": "AssignVariableOp", "assign_add": "AssignAddVariableOp",
              "assign_sub": "AssignSubVariableOp"}
+
+
+def _check_sparse_delta(sparse_delta):
+  if not isinstance(sparse_delta, IndexedSlices):
+    raise TypeError(f"Argument `sparse_delta` must be a `tf.IndexedSlices`. Received arg: "
+                    f"{sparse_delta}")
 
 
 def _own(v):

@@ -25,13 +25,18 @@ def numeric_directional(f, args, direction, eps):
   return (float(f(*plus)) - float(f(*minus))) / (2 * eps)
 
 
+def dense(g):
+  """A gradient as a tensor (gathers give IndexedSlices, as in TF)."""
+  return tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g
+
+
 def tape_grads(f, args):
   ts = [tf.constant(a) for a in args]
   with tf.GradientTape() as tape:
     for t in ts:
       tape.watch(t)
     y = f(*ts)
-  return [None if g is None else np.asarray(g, dtype=np.float64)
+  return [None if g is None else np.asarray(dense(g), dtype=np.float64)
           for g in tape.gradient(y, ts)]
 
 
@@ -53,7 +58,7 @@ def check_grads(f, args, order=1, eps=1e-4, rtol=1e-3, atol=1e-4, seed=0):
           t.watch(x)
         y = g(*xs)
       gs = t.gradient(y, list(xs))
-      return tf.add_n([tf.reduce_sum(gi * di) for gi, di in zip(gs, direction)
+      return tf.add_n([tf.reduce_sum(dense(gi) * di) for gi, di in zip(gs, direction)
                        if gi is not None])
     check_grads(first, args, order=order - 1, eps=eps, rtol=rtol * 10, atol=atol * 10,
                 seed=seed + 2)

@@ -19,6 +19,7 @@ LAYERS = {
     "tensorlet.types": 0,
     "tensorlet._unsupported": 0,
     "tensorlet.ops": 1, "tensorlet.variables": 1, "tensorlet.formats": 1,
+    "tensorlet.indexed_slices": 1,
     "tensorlet.graph": 2,
     "tensorlet.autodiff": 3,
     "tensorlet.polymorphic_function": 4,

@@ -9,6 +9,7 @@ recorded by an outer tape for higher-order derivatives.
 from tensorlet import dtypes as _dt
 from tensorlet.context import ctx, name_scope
 from tensorlet.errors import InvalidArgumentError
+from tensorlet.indexed_slices import IndexedSlices, to_dense
 
 __all__ = ["backprop", "unbroadcast", "is_differentiable_dtype"]
 
@@ -98,12 +99,28 @@ def _not_broadcast(x, inputs, gs):
 def _sum(grads):
   if len(grads) == 1:
     return grads[0]
+  if any(type(g) is IndexedSlices for g in grads):
+    return _sum_sparse(grads)
   if grads[0].dtype is _dt.variant:
     from tensorlet.ops.registry import execute
     from tensorlet.ops.tensor_array_ops import VariantAddN
     return execute(VariantAddN, grads, {})
   from tensorlet.ops import math_ops
   return math_ops.add_n(grads)
+
+
+def _sum_sparse(grads):
+  """As TF: IndexedSlices gradients add up by concatenation (indices made int64 when
+  their dtypes differ); with a dense one among them, densely."""
+  from tensorlet.ops import array_ops, math_ops
+  if not all(type(g) is IndexedSlices for g in grads):
+    return math_ops.add_n([to_dense(g) if type(g) is IndexedSlices else g for g in grads])
+  grads = grads[::-1]  # the reverse pass made them last use first; TF lists first use first
+  indices = [g.indices for g in grads]
+  if any(i.dtype is not indices[0].dtype for i in indices):
+    indices = [math_ops.cast(i, _dt.int64) for i in indices]
+  return IndexedSlices(array_ops.concat([g.values for g in grads], 0),
+                       array_ops.concat(indices, 0), grads[0].dense_shape)
 
 
 def zeros_for(t):
@@ -137,6 +154,7 @@ def backprop(records, seeds, source_ids):
           reach.add(id(o))
         break
   acc = {}
+  sparse = False  # whether an IndexedSlices gradient was made (rules then may need dense)
   for t, g in seeds:
     if id(t) in reach:
       acc.setdefault(id(t), []).append(g)
@@ -162,6 +180,8 @@ def backprop(records, seeds, source_ids):
     if od.grad_fn is None and not (load_late_gradients() and od.grad_fn is not None):
       raise LookupError(f"No gradient defined for operation '{od.name}' (op type: {od.name}). "
                         f"It is not differentiable; wrap it in tf.stop_gradient if that is intended.")
+    if sparse and not od.sparse_grad:
+      dys = [to_dense(d) if type(d) is IndexedSlices else d for d in dys]
     if len(dys) > 1 and not od.none_grads:
       dys = [zeros_for(o) if d is None and is_differentiable_dtype(o.dtype) and
              o.dtype is not _dt.resource else d for d, o in zip(dys, rec.outputs)]
@@ -183,7 +203,9 @@ def backprop(records, seeds, source_ids):
     for x, g in zip(rec.inputs, in_grads):
       if g is None or id(x) not in reach or not is_differentiable_dtype(x.dtype):
         continue
-      if x.dtype is not _dt.resource and x.dtype is not _dt.variant:
+      if type(g) is IndexedSlices:
+        sparse = True
+      elif x.dtype is not _dt.resource and x.dtype is not _dt.variant:
         g = unbroadcast(g, x, rec)
       acc.setdefault(id(x), []).append(g)
   return {sid: _sum(acc[sid]) for sid in source_ids if sid in acc}

@@ -7,7 +7,9 @@ body calls the gradient graph of the forward body, on the loop state the
 forward op kept for each iteration (`keep_history`, switched on only when a
 gradient is requested), or recomputes when the gradient is itself recorded.
 """
-from tensorlet.autodiff.function_grad import call_gradients
+from tensorlet import dtypes as _dt
+from tensorlet.autodiff.function_grad import call_gradients, sparse_gradient_dtypes
+from tensorlet.indexed_slices import IndexedSlices, to_dense
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops
 from tensorlet.ops import control_flow_ops as cf
@@ -16,6 +18,32 @@ from tensorlet.ops.control_flow_ops import (_add_grads, _differentiable, _gradie
                                             _recorded_gradient, _zeros_for)
 from tensorlet.ops.registry import execute
 from tensorlet.tensor import EagerTensor
+
+
+def _sparse_caps(a, dys):
+  """{capture index: (indices dtype, dense_shape dtype)} of the captures whose gradient
+  is an IndexedSlices in one branch or both (int64 where the branches differ)."""
+  out = {}
+  for graph, idx in ((a["then_graph"], a["then_idx"]), (a["else_graph"], a["else_idx"])):
+    for i, dtypes in sparse_gradient_dtypes(graph, dys).items():
+      have = out.get(idx[i])
+      out[idx[i]] = dtypes if have in (None, dtypes) else (_dt.int64, _dt.int64)
+  return out
+
+
+def _as_indexed_slices(g, dtypes):
+  """`g` as an IndexedSlices with indices and dense_shape of `dtypes` (a dense gradient:
+  all its rows, as TF's cond makes its branches agree)."""
+  from tensorlet.ops import math_ops
+  if type(g) is not IndexedSlices:
+    shape = array_ops.shape(g)
+    g = IndexedSlices(g, array_ops.range(shape[0]), shape)
+  indices, dense_shape = g.indices, g.dense_shape
+  if indices.dtype is not dtypes[0]:
+    indices = math_ops.cast(indices, dtypes[0])
+  if dtypes[1] is not None and dense_shape.dtype is not dtypes[1]:
+    dense_shape = math_ops.cast(dense_shape, dtypes[1])
+  return IndexedSlices(g.values, indices, dense_shape)
 
 
 def _if_grad(op, *dys):
@@ -30,11 +58,20 @@ def _if_grad(op, *dys):
       grads = call_gradients(graph, mine, dys)
       out = [_zeros_for(c) for c in caps]
       for i, g in zip(idx, grads):
-        if g is not None:
-          out[i] = _add_grads(out[i], g)
+        if g is None:
+          continue
+        if i in sparse and type(g) is IndexedSlices:
+          out[i] = g
+        else:
+          out[i] = _add_grads(out[i], to_dense(g) if type(g) is IndexedSlices else g)
+      # NOTE: as TF, a capture whose gradient is an IndexedSlices in one branch gets one
+      # from both
+      for i, dtypes in sparse.items():
+        out[i] = _as_indexed_slices(out[i], dtypes)
       return out
     return fn
   with _recorded_gradient():
+    sparse = _sparse_caps(a, dys)
     grads = cond(pred, branch(a["then_graph"], a["then_idx"]),
                  branch(a["else_graph"], a["else_idx"]))
   grads = grads if isinstance(grads, list) else list(grads)
@@ -92,7 +129,7 @@ def _(op, *dys):
     for k in range(n):
       if full[k] is None:
         full[k] = _zeros_for(state[k])
-    gs_all = call_gradients(body_g, list(state) + bcaps, full)
+    gs_all = call_gradients(body_g, list(state) + bcaps, full, dense=True)
     g_state, g_caps = gs_all[:n], gs_all[n:]
     new_gs = [g_state[k] if g_state[k] is not None else array_ops.zeros_like(gs[j])
               for j, k in enumerate(diff_vars)]

@@ -15,6 +15,7 @@ from tensorlet import dtypes as _dt
 from tensorlet.autodiff.backprop import backprop, is_differentiable_dtype
 from tensorlet.context import ctx
 from tensorlet.graph.graph import FuncGraph, SymbolicTensor
+from tensorlet.indexed_slices import IndexedSlices, to_dense
 from tensorlet.ops import control_flow_ops as cf
 from tensorlet.ops.array_ops import Identity
 from tensorlet.ops.registry import execute
@@ -57,11 +58,19 @@ class _Gradient:
         records = [op for op in h.get_operations() if op.opdef.differentiable]
         grads = backprop(records, list(zip([h.outputs[k] for k in mask], g.inputs)),
                          [id(s) for s in srcs])
-        self.which, outs = [], []
+        # `parts[k]`: 0 for a dense gradient, else the number of tensors of an
+        # IndexedSlices one (returned as its components, rebuilt by the caller)
+        self.which, self.parts, outs = [], [], []
         for i, s in enumerate(srcs):
           d = grads.get(id(s))
           if d is not None and is_differentiable_dtype(s.dtype):
-            outs.append(execute(Identity, [d], {}, "Identity"))
+            if type(d) is IndexedSlices:
+              comps = [d.values, d.indices] + ([] if d.dense_shape is None else [d.dense_shape])
+              outs.extend(execute(Identity, [c], {}, "Identity") for c in comps)
+              self.parts.append(len(comps))
+            else:
+              outs.append(execute(Identity, [d], {}, "Identity"))
+              self.parts.append(0)
             self.which.append(i)
     finally:
       ctx.graph, ctx.scope, ctx.tapes = saved
@@ -144,11 +153,28 @@ def forward_graph(h):
   return fwd
 
 
+def sparse_gradient_dtypes(h, dys):
+  """{position among H's placeholders: (indices dtype, dense_shape dtype)} where the
+  gradient of a call of H for the output gradients `dys` is an IndexedSlices."""
+  mask = [k for k in range(len(h.outputs)) if dys[k] is not None and
+          _differentiable(h.outputs[k])]
+  if not mask:
+    return {}
+  gr = gradient_graph(h, mask, bool(ctx.tapes) or cf._gradient_recorded())
+  out, k = {}, 0
+  for i, n in zip(gr.which, gr.parts):
+    if n:
+      outs = gr.graph.outputs
+      out[i] = (outs[k + 1].dtype, outs[k + 2].dtype if n == 3 else None)
+    k += n or 1
+  return out
+
+
 def _differentiable(t):
   return is_differentiable_dtype(t.dtype) and t.dtype is not _dt.resource
 
 
-def call_gradients(h, inputs, dys, outputs=None, extra=None):
+def call_gradients(h, inputs, dys, outputs=None, extra=None, dense=False):
   """Gradients w.r.t. H's placeholders (inputs then captures; None where there is
   none) of a call of H on `inputs` for the output gradients `dys` (None: no
   gradient). `outputs`: the call's outputs when at hand; when they go on past
@@ -190,8 +216,16 @@ def call_gradients(h, inputs, dys, outputs=None, extra=None):
     outs = cf.call(h, inputs, name="PartitionedCallFwd")
     values = [outs[where] if kind == "out" else v for (kind, where), v in zip(gr.sources, values)]
   grads = cf.call(gr.graph, [dys[k] for k in mask] + values, name="PartitionedCallGrad")
-  for i, d in zip(gr.which, grads):
-    res[i] = d
+  k = 0
+  for i, n in zip(gr.which, gr.parts):
+    if n == 0:
+      res[i] = grads[k]
+      k += 1
+    else:
+      res[i] = IndexedSlices._make(grads[k], grads[k + 1], grads[k + 2] if n == 3 else None)
+      if dense:
+        res[i] = to_dense(res[i])
+      k += n
   return res
 
 

@@ -15,6 +15,7 @@ from tensorlet.ops._common import (ALL, NUMERIC, as_int, as_sequence, as_str, no
 from tensorlet.ops.registry import (constant_value, convert_inputs, execute, op,
                                     pass_through, shape_value)
 from tensorlet.tensor_shape import TensorShape
+from tensorlet.indexed_slices import IndexedSlices
 from tensorlet.tensor import EagerTensor, Tensor, constant, convert_to_tensor
 
 _int32 = _dt.int32
@@ -91,7 +92,7 @@ def _const_shape(t):
 
 # ------------------------------------------------------------ identity
 
-@op("Identity", shape=same_shape, expr="{0}", simplify=pass_through)
+@op("Identity", shape=same_shape, expr="{0}", simplify=pass_through, sparse_grad=True)
 def Identity(x):
   return x
 
@@ -102,7 +103,11 @@ def _(op, dy):
 
 
 def identity(input, name=None):  # noqa: A002
-  """Returns a tensor with the same value (reads a variable)."""
+  """Returns a tensor with the same value (reads a variable); of an IndexedSlices, the
+  IndexedSlices of the values' identity."""
+  if isinstance(input, IndexedSlices):
+    return IndexedSlices(execute(Identity, [input.values], {}, name), input.indices,
+                         input.dense_shape)
   return execute(Identity, [convert_to_tensor(input)], {}, name)
 
 
@@ -119,7 +124,11 @@ def StopGradient(x):
 
 
 def stop_gradient(input, name=None):  # noqa: A002
-  """Identity whose gradient is None: nothing flows back through it."""
+  """Identity whose gradient is None: nothing flows back through it (of an IndexedSlices,
+  an IndexedSlices of the values')."""
+  if isinstance(input, IndexedSlices):
+    return IndexedSlices(execute(StopGradient, [input.values], {}, name), input.indices,
+                         input.dense_shape)
   return execute(StopGradient, [convert_to_tensor(input)], {}, name)
 
 
@@ -843,7 +852,7 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002
     except MemoryError:
       raise out_of_memory("Repeat", f"{int(counts.sum(dtype=object))} repeated indices") \
           from None
-  return gather(x, idx, axis=ax)
+  return gather(dense_gradient(x), idx, axis=ax)
 
 
 @op("RepeatIndices", type_inputs=(), shape=lambda i, a: [(TensorShape([None]), _int32)],
@@ -939,6 +948,7 @@ def ensure_shape(x, shape, name=None):
 from tensorlet.ops.creation_ops import (Fill, fill, zeros, ones, ZerosLike, OnesLike, zeros_like,
                                         ones_like, Range, range, linspace, eye, OneHot,
                                         one_hot)  # noqa: E402,F401
+from tensorlet.ops.indexing_ops import dense_gradient  # noqa: E402
 from tensorlet.ops.indexing_ops import (GatherV2, GatherGrad, gather, GatherNd, gather_nd,
                                         ScatterNd, scatter_nd, TensorScatterUpdate,
                                         TensorScatterAdd, TensorScatterSub,

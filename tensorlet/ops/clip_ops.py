@@ -9,8 +9,20 @@ import collections.abc
 from tensorlet.ops._common import name_scoped
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
+from tensorlet.indexed_slices import IndexedSlices
 from tensorlet.ops.nn_ops import l2_loss
 from tensorlet.tensor import convert_to_tensor
+
+
+# NOTE: as TF, an IndexedSlices is clipped through its values (a row named twice counts
+# twice in a norm) and stays an IndexedSlices.
+def _values(t):
+  return convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t)
+
+
+def _like(t, values):
+  return IndexedSlices(values, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) \
+      else values
 
 
 def _keep_shape(values, result):
@@ -29,9 +41,9 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
   >>> tf.clip_by_value([-1., 0.5, 2.], 0., 1.).numpy()
   array([0. , 0.5, 1. ], dtype=float32)
   """
-  values = convert_to_tensor(t)
+  values = _values(t)
   t_min = _keep_shape(values, _m.minimum(values, clip_value_max))
-  return _keep_shape(values, _m.maximum(t_min, clip_value_min))
+  return _like(t, _keep_shape(values, _m.maximum(t_min, clip_value_min)))
 
 
 @name_scoped
@@ -40,20 +52,20 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
 
   t * clip_norm / max(l2norm(t), clip_norm), with a zero norm left alone.
   """
-  values = convert_to_tensor(t)
+  values = _values(t)
   l2sum = _m.reduce_sum(values * values, axis=axes, keepdims=True)
   pred = _m.greater(l2sum, 0)
   # NOTE: two-tap where: sqrt's gradient at 0 would be inf and poison the sum.
   l2sum_safe = _a.where(pred, l2sum, _a.ones_like(l2sum))
   l2norm = _a.where(pred, _m.sqrt(l2sum_safe), l2sum)
   intermediate = _keep_shape(values, values * clip_norm)
-  return intermediate / _m.maximum(l2norm, clip_norm)
+  return _like(t, intermediate / _m.maximum(l2norm, clip_norm))
 
 
 def _tensor_list(t_list):
   if not isinstance(t_list, collections.abc.Sequence) or isinstance(t_list, str):
     raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
-  return [None if t is None else convert_to_tensor(t) for t in t_list]
+  return [None if t is None else _values(t) for t in t_list]
 
 
 @name_scoped
@@ -82,7 +94,8 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
   scale_for_finite = _m.minimum(one / use_norm, one / clip_norm) * clip_norm
   # NOTE: adds 0 for a finite norm and NaN for inf/NaN (then everything is NaN, as in TF).
   scale = scale_for_finite + (use_norm - use_norm)
-  clipped = [None if v is None else v * _m.cast(scale, v.dtype) for v in values]
+  clipped = [None if v is None else _like(t, v * _m.cast(scale, v.dtype))
+             for t, v in zip(t_list, values)]
   return clipped, use_norm
 
 

@@ -6,11 +6,13 @@ import numpy as np
 
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
+from tensorlet.indexed_slices import IndexedSlices
 from tensorlet.ops import dispatch
 from tensorlet.ops._common import ALL, NUMERIC, as_int, norm_axis, same_shape, single_axis
 from tensorlet.ops._common import name_scoped
 from tensorlet.ops.array_ops import (_check_index_dtype, _const_shape, _l, _math, _shape_arg,
                                      concat, reshape, shape, squeeze)
+from tensorlet.ops.array_ops import size as array_size
 from tensorlet.ops.creation_ops import zeros_like
 from tensorlet.ops.registry import constant_value, convert_inputs, execute, op
 from tensorlet.tensor import EagerTensor, Tensor, constant, convert_to_tensor
@@ -62,9 +64,36 @@ def GatherV2(params, indices, *, axis, batch_dims):
   return res.reshape(params.shape[:batch_dims] + res.shape[1:])
 
 
+def rows_gradient(dy, indices, params, shape_dtype=_dt.int32):
+  """TF's gradient of gathering rows `indices` of `params`: an IndexedSlices of `dy`'s
+  rows (one per index) in a tensor of params' shape."""
+  ps, ids = params.shape, indices.shape
+  if ps.is_fully_defined() and ids.is_fully_defined():
+    n = ids.num_elements()
+    want = [n] + ps.as_list()[1:]
+    values = dy if dy.shape.as_list() == want else reshape(dy, want)
+    flat = indices if ids.rank == 1 else reshape(indices, [n])
+    dense = constant(np.array(ps.as_list(), shape_dtype.as_numpy_dtype))
+    return IndexedSlices(values, flat, dense)
+  dense = shape(params, out_type=shape_dtype)
+  size = reshape(array_size(indices), [1])
+  values = reshape(dy, concat([size, dense[1:]], 0))
+  return IndexedSlices(values, reshape(indices, size), dense)
+
+
+def dense_gradient(x):
+  """`x` through a Reshape to its own shape: a gather of it then gets a dense gradient
+  (Reshape's rule densifies), as TF's compositions that do not end in a row gather
+  (boolean_mask, repeat, sort) give."""
+  s = x.shape.as_list() if x.shape.is_fully_defined() else shape(x)
+  return reshape(x, s)
+
+
 @GatherV2.def_grad
 def _(op, dy):
   p, i = op.inputs
+  if op.attrs["axis"] == 0:
+    return [rows_gradient(dy, i, p), None]
   return [execute(GatherGrad, [dy, i, shape(p)], {"axis": op.attrs["axis"],
                                                     "batch_dims": op.attrs["batch_dims"]}), None]
 
@@ -172,6 +201,10 @@ def GatherNd(params, indices):
 @GatherNd.def_grad
 def _(op, dy):
   p, i = op.inputs
+  ish = i.shape
+  if ish.rank == 2 and ish[-1] == 1:  # TF: whole rows, an IndexedSlices
+    dense = shape(p, out_type=i.dtype)
+    return [IndexedSlices(dy, squeeze(i, axis=-1), dense), None]
   return [scatter_nd(i, dy, shape(p)), None]
 
 
@@ -364,7 +397,7 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     else:
       flat = reshape(t, ts[:ax] + [-1] + ts[ax + k:])
   else:
-    flat = t
+    flat = dense_gradient(t)
   idx = squeeze(where(reshape(m, [-1])), axis=[1])
   return gather(flat, idx, axis=ax)
 

@@ -15,6 +15,7 @@ from tensorlet.ops._common import (BOOL, FLOAT, FLOAT_C, INT, NUM_STR, NUMERIC, 
 from tensorlet.ops.registry import (add_identity, convert_inputs, div_identity, execute,
                                     mul_identity, op, sub_identity)
 from tensorlet.tensor_shape import TensorShape
+from tensorlet.indexed_slices import IndexedSlices
 from tensorlet.tensor import EagerTensor, convert_to_tensor
 
 
@@ -628,7 +629,8 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 
 # ------------------------------------------------------------------ cast
 
-@op("Cast", type_inputs=(), shape=lambda i, a: [(i[0].shape, a["DstT"])], grad_shape="exact")
+@op("Cast", type_inputs=(), shape=lambda i, a: [(i[0].shape, a["DstT"])], grad_shape="exact",
+    sparse_grad=True)
 def Cast(x, *, DstT):
   if x.dtype.kind == "O" or DstT is _dt.string:
     raise TypeError(f"Cast string to {DstT.name} is not supported")
@@ -649,8 +651,11 @@ def _(op, dy):
 
 @dispatch.add_dispatch_support
 def cast(x, dtype, name=None):
-  """Casts `x` to `dtype` (floats to ints truncate toward zero)."""
+  """Casts `x` to `dtype` (floats to ints truncate toward zero); an IndexedSlices'
+  values."""
   dtype = _dt.as_dtype(dtype)
+  if isinstance(x, IndexedSlices):
+    return IndexedSlices(cast(x.values, dtype, name), x.indices, x.dense_shape)
   x = convert_to_tensor(x)
   if x.dtype is dtype:
     return x

@@ -23,7 +23,7 @@ from tensorlet.ops.conv_ops import (  # noqa: F401 - re-exported (tf.nn)
 from tensorlet.ops.math_ops import _unary_public, sigmoid
 from tensorlet.ops.registry import convert_inputs, execute, op
 from tensorlet.tensor_shape import TensorShape, broadcast_static
-from tensorlet.tensor import Tensor, convert_to_tensor
+from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 
 _m, _a = math_ops, array_ops
 
@@ -577,12 +577,40 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
   return x * _m.cast(inv, x.dtype) + _m.cast(shift, x.dtype)
 
 
+def _sharded_lookup(shards, ids):
+  """TF's "div" partition: id i is row i of the shards laid end to end (the first
+  `total % n` shards one row longer); a row gather per shard, so each shard's gradient
+  is an IndexedSlices of its own rows."""
+  n = len(shards)
+  flat = _a.reshape(ids, [-1])
+  dims = [s.shape[0] for s in shards]
+  total = sum(dims) if None not in dims else math_ops.add_n(
+      [_a.shape(s, out_type=flat.dtype)[0] for s in shards])
+  total = math_ops.cast(total, flat.dtype)
+  per, extras = total // n, total % n
+  assign = math_ops.maximum(flat // (per + 1), (flat - extras) // per)
+  first = math_ops.cast(math_ops.less(assign, extras), flat.dtype)
+  local = first * (flat % (per + 1)) + (1 - first) * ((flat - extras) % per)
+  rows, order = [], []
+  for p, shard in enumerate(shards):
+    sel = _a.reshape(_a.where(math_ops.equal(assign, p)), [-1])
+    rows.append(_a.gather(shard, _a.gather(local, sel)))
+    order.append(sel)
+  out = _a.gather(_a.concat(rows, 0), _a.argsort(_a.concat(order, 0)))
+  out = _a.reshape(out, _a.concat([_a.shape(ids), _a.shape(shards[0])[1:]], 0))
+  static = ids.shape.concatenate(shards[0].shape[1:])
+  if not isinstance(out, EagerTensor) and static.rank is not None:
+    out.set_shape(static)
+  return out
+
+
 @name_scoped
 def embedding_lookup(params, ids, max_norm=None, name=None):
   """Rows of `params` (a tensor, or a list of shards split by "div") at `ids`."""
-  if isinstance(params, (list, tuple)):
-    params = params[0] if len(params) == 1 else _a.concat(list(params), 0)
-  out = _a.gather(params, ids)
+  if isinstance(params, (list, tuple)) and len(params) > 1:
+    out = _sharded_lookup(list(params), convert_to_tensor(ids))
+  else:
+    out = _a.gather(params[0] if isinstance(params, (list, tuple)) else params, ids)
   if max_norm is None:
     return out
   from tensorlet.ops.clip_ops import clip_by_norm

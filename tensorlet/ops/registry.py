@@ -56,12 +56,12 @@ class OpDef:
                "stateful", "num_outputs", "differentiable", "arg_names", "expr", "inplace",
                "fresh", "grad_shape", "variadic", "role", "static_value", "simplify",
                "none_grads", "runs_python", "is_placeholder", "is_const", "reads_state",
-               "__weakref__")
+               "sparse_grad", "__weakref__")
 
   def __init__(self, name, kernel, *, shape=None, dtypes=None, type_inputs=None,
                stateful=False, num_outputs=1, differentiable=True, expr=None, inplace=None,
                fresh=False, grad_shape=None, role=None, static_value=None, simplify=None,
-               none_grads=False, runs_python=None):
+               none_grads=False, runs_python=None, sparse_grad=False):
     self.name = name
     self.kernel = kernel
     self.shape_fn = shape
@@ -129,6 +129,9 @@ class OpDef:
     # The public API whose Python code the op runs ("tf.py_function"): such ops
     # cannot leave Python (a saved model refuses them).
     self.runs_python = runs_python
+    # The gradient rule takes an IndexedSlices output gradient as it is (Identity, a
+    # variable read, Cast): the reverse pass converts it to a dense tensor otherwise.
+    self.sparse_grad = sparse_grad
 
   def def_grad(self, fn):
     self.grad_fn = fn

@@ -11,7 +11,7 @@ from tensorlet.ops._common import ALL, as_int, single_axis
 from tensorlet.ops._common import name_scoped
 from tensorlet.ops.array_ops import _int32, _math, reshape, shape, size, transpose
 from tensorlet.ops.creation_ops import ones_like
-from tensorlet.ops.indexing_ops import GatherGrad, gather
+from tensorlet.ops.indexing_ops import GatherGrad, dense_gradient, gather
 from tensorlet.ops.registry import constant_value, convert_inputs, execute, op
 from tensorlet.tensor import Tensor, convert_to_tensor
 from tensorlet.tensor_shape import TensorShape
@@ -75,6 +75,8 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
     perm[ax], perm[-1] = perm[-1], perm[ax]
     return transpose(sort(transpose(x, perm), -1, direction), perm)
   idx = argsort(x, axis=-1, direction=direction, stable=True)
+  if r == 1:  # TF's gradient is dense (a gather of the rows would give IndexedSlices)
+    x = dense_gradient(x)
   return gather(x, idx, axis=r - 1, batch_dims=r - 1)
 
 

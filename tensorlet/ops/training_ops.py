@@ -16,12 +16,13 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import _parallel
-from tensorlet.ops.registry import op
+from tensorlet.ops.registry import REGISTRY, op
 
 __all__ = ["ResourceApplyGradientDescent", "ResourceApplyKerasMomentum", "ResourceApplyKerasAdam",
            "ResourceApplyKerasAdamAmsgrad", "ResourceApplyKerasRMSProp",
            "ResourceApplyKerasAdagrad", "ResourceApplyKerasAdamax", "ResourceApplyKerasNadam",
-           "ResourceApplyKerasAdadelta", "ResourceApplyKerasFtrl", "ResourceApplyKerasLion"]
+           "ResourceApplyKerasAdadelta", "ResourceApplyKerasFtrl", "ResourceApplyKerasLion",
+           "ResourceSparseApplyRows"]
 
 _getrefcount = sys.getrefcount
 _R = frozenset({_dt.resource})
@@ -351,3 +352,52 @@ def ResourceApplyKerasLion(var, m, lr, grad, *, beta_1, beta_2):
   mm += g * f(1.0 - beta_2)
   _done((var, w), (m, mm))
   return ()
+
+
+# --------------------------------------------- sparse updates (Keras 2 legacy rules)
+
+class _Rows:
+  """Some rows of a variable (or slot), standing in for it in a dense kernel."""
+
+  __slots__ = ("_value", "_cached")
+
+  def __init__(self, value):
+    self._value = value
+    self._cached = None
+
+
+def _sparse_rows_kernel(*inputs, dense, dense_attrs, sliced, var_rows_only):
+  """The update of the op named `dense` (one above) applied to the rows `indices` (the last
+  input, unique) of the variable and slots at input positions `sliced`, the gradient
+  input holding only those rows: TF's ResourceSparseApply* ops. With `var_rows_only`
+  the slots take the whole dense step (the gradient input is dense) and only the
+  variable's other rows are kept (Keras 2's legacy Nadam)."""
+  *args, indices = inputs
+  dense = REGISTRY[dense]
+  idx = np.asarray(indices).reshape(-1)
+  var = args[0]
+  n = np.shape(var._value)[0] if np.ndim(var._value) else 0
+  bad = (idx < 0) | (idx >= n)
+  if bad.any():
+    k = int(np.argmax(bad))
+    raise InvalidArgumentError(None, None, f"indices[{k}] = {idx[k]} is not in [0, {n}) "
+                               f"[Op:ResourceSparseApplyRows]")
+  if var_rows_only:
+    old = np.array(var._value, copy=True)
+    dense.kernel(*args, **dense_attrs)
+    keep = np.ones(n, bool)
+    keep[idx] = False
+    w = _writable(var)
+    w[keep] = old[keep]
+    return ()
+  full = {}
+  for p in sliced:
+    full[p] = args[p]
+    args[p] = _Rows(np.take(args[p]._value, idx, axis=0))
+  dense.kernel(*args, **dense_attrs)
+  for p, v in full.items():
+    _writable(v)[idx] = args[p]._value
+  return ()
+
+
+ResourceSparseApplyRows = _update_op("ResourceSparseApplyRows")(_sparse_rows_kernel)

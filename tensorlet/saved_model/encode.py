@@ -26,9 +26,15 @@ def _sparse_spec():
   return SparseTensorSpec
 
 
+def _indexed_slices_spec():
+  from tensorlet.indexed_slices import IndexedSlicesSpec
+  return IndexedSlicesSpec
+
+
 # Composite specs a saved function may take or return, by class name (the loader
 # rebuilds them from their constructor fields; nothing else is looked up by name).
-COMPOSITE_SPECS = {"RaggedTensorSpec": _ragged_spec, "SparseTensorSpec": _sparse_spec}
+COMPOSITE_SPECS = {"RaggedTensorSpec": _ragged_spec, "SparseTensorSpec": _sparse_spec,
+                   "IndexedSlicesSpec": _indexed_slices_spec}
 
 __all__ = ["Encoder", "source_of"]
 

@@ -88,7 +88,9 @@ def reorder(sp_input, name=None):
   """The same sparse tensor with its entries in row-major order."""
   sp = _sp(sp_input, "reorder")
   perm = A.argsort(_linear(sp.indices, sp.dense_shape), stable=True)
-  return SparseTensor(A.gather(sp.indices, perm), A.gather(sp.values, perm), sp.dense_shape)
+  # NOTE: as TF, the gradient of the values is dense (a row gather would give IndexedSlices)
+  return SparseTensor(A.gather(sp.indices, perm), A.gather(A.dense_gradient(sp.values), perm),
+                      sp.dense_shape)
 
 
 def reshape(sp_input, shape, name=None):
@@ -340,8 +342,18 @@ def expand_dims(sp_input, axis=None, name=None):
 
 
 def mask(a, mask_indices, name=None):
-  raise NotImplementedError("tf.sparse.mask works on IndexedSlices, which tensorlet does not "
-                            "implement")
+  """The IndexedSlices `a` without its rows whose index is in `mask_indices` (the rest in
+  their order)."""
+  from tensorlet.indexed_slices import IndexedSlices
+  if not isinstance(a, IndexedSlices):
+    raise TypeError(f"tf.sparse.mask takes an IndexedSlices, got {type(a).__name__}")
+  m = A.reshape(convert_to_tensor(mask_indices, dtype_hint=a.indices.dtype), [1, -1])
+  if m.dtype is not a.indices.dtype:
+    m = M.cast(m, a.indices.dtype)
+  hit = M.reduce_any(M.equal(A.expand_dims(a.indices, 1), m), axis=1)
+  keep = A.reshape(A.where(M.logical_not(hit)), [-1])
+  return IndexedSlices(A.gather(a.values, keep), A.gather(a.indices, keep),
+                       a.dense_shape)
 
 
 # --------------------------------------------------------------- counting
@@ -376,8 +388,10 @@ def bincount(values, weights=None, axis=0, minlength=None, maxlength=None,
   return SparseTensor(hit.indices, vals, hit.dense_shape)
 
 
-def _sparse_segment(data, indices, segment_ids, num_segments, scale):
-  x = A.gather(convert_to_tensor(data), indices)
+def _sparse_segment(data, indices, segment_ids, num_segments, scale, sparse_gradient):
+  x = convert_to_tensor(data)
+  # NOTE: as TF, the gradient of `data` is an IndexedSlices only with sparse_gradient
+  x = A.gather(x if sparse_gradient else A.dense_gradient(x), indices)
   ids = convert_to_tensor(segment_ids)
   n = num_segments if num_segments is not None else \
       M.add(M.reduce_max(A.concat([A.constant([-1], ids.dtype), ids], 0)), 1)
@@ -390,19 +404,22 @@ def _sparse_segment(data, indices, segment_ids, num_segments, scale):
   return M.truediv(s, c) if scale == "mean" else M.multiply(s, M.rsqrt(c))
 
 
-def segment_sum(data, indices, segment_ids, num_segments=None, name=None):
+def segment_sum(data, indices, segment_ids, num_segments=None, name=None,
+                sparse_gradient=False):
   """Sums of the rows `indices` of `data`, grouped by `segment_ids`."""
-  return _sparse_segment(data, indices, segment_ids, num_segments, None)
+  return _sparse_segment(data, indices, segment_ids, num_segments, None, sparse_gradient)
 
 
-def segment_mean(data, indices, segment_ids, num_segments=None, name=None):
+def segment_mean(data, indices, segment_ids, num_segments=None, name=None,
+                 sparse_gradient=False):
   """Means of the rows `indices` of `data`, grouped by `segment_ids` (0 when empty)."""
-  return _sparse_segment(data, indices, segment_ids, num_segments, "mean")
+  return _sparse_segment(data, indices, segment_ids, num_segments, "mean", sparse_gradient)
 
 
-def segment_sqrt_n(data, indices, segment_ids, num_segments=None, name=None):
+def segment_sqrt_n(data, indices, segment_ids, num_segments=None, name=None,
+                   sparse_gradient=False):
   """Sums divided by sqrt(count) of the rows `indices`, grouped by `segment_ids`."""
-  return _sparse_segment(data, indices, segment_ids, num_segments, "sqrt_n")
+  return _sparse_segment(data, indices, segment_ids, num_segments, "sqrt_n", sparse_gradient)
 
 
 # --------------------------------------------------------- elementwise

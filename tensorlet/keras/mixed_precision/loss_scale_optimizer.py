@@ -8,6 +8,7 @@ or NaN gradient is skipped (only `iterations` advances) and halves the scale
 (never below 1).
 """
 from tensorlet import dtypes as _dt
+from tensorlet.indexed_slices import IndexedSlices
 from tensorlet.keras.optimizers.optimizer import Optimizer
 from tensorlet.ops import math_ops as _m
 from tensorlet.tensor import convert_to_tensor
@@ -135,7 +136,9 @@ class LossScaleOptimizer(Optimizer):
   def get_unscaled_gradients(self, grads):
     """Each gradient divided by the loss scale (None stays None)."""
     inv = 1.0 / self._loss_scale.read_value()
-    return [None if g is None else g * _m.cast(inv, g.dtype) for g in grads]
+    return [None if g is None else
+            IndexedSlices(g.values * _m.cast(inv, g.dtype), g.indices, g.dense_shape)
+            if isinstance(g, IndexedSlices) else g * _m.cast(inv, g.dtype) for g in grads]
 
   # ---------------------------------------------------------------- steps
   def compute_gradients(self, loss, var_list, tape=None):
@@ -159,7 +162,8 @@ class LossScaleOptimizer(Optimizer):
     if not self._dynamic:
       return self._optimizer.apply_gradients(pairs)
     self._optimizer.build([v for _, v in pairs])  # slots exist before the branch
-    finite = _m.reduce_all(convert_to_tensor([_m.reduce_all(_m.is_finite(g)) for g in grads]))
+    finite = _m.reduce_all(convert_to_tensor([_m.reduce_all(_m.is_finite(
+        g.values if isinstance(g, IndexedSlices) else g)) for g in grads]))
     self._update_scale(finite)
 
     def apply():

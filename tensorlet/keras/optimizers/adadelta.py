@@ -1,7 +1,6 @@
 """tf.keras.optimizers.Adadelta."""
 from tensorlet.keras.optimizers.optimizer import Optimizer
 from tensorlet.ops import training_ops
-from tensorlet.ops.registry import execute
 
 __all__ = ["Adadelta"]
 
@@ -22,7 +21,7 @@ class Adadelta(Optimizer):
     return [("accumulated_grad", 0.0), ("accumulated_delta_var", 0.0)]
 
   def _update(self, grad, handles, lr):
-    execute(training_ops.ResourceApplyKerasAdadelta, [*handles, lr, grad], self._attrs)
+    self._execute(training_ops.ResourceApplyKerasAdadelta, [*handles, lr, grad], self._attrs)
 
   def get_config(self):
     config = super().get_config()

@@ -1,7 +1,6 @@
 """tf.keras.optimizers.Adagrad."""
 from tensorlet.keras.optimizers.optimizer import Optimizer
 from tensorlet.ops import training_ops
-from tensorlet.ops.registry import execute
 
 __all__ = ["Adagrad"]
 
@@ -21,9 +20,13 @@ class Adagrad(Optimizer):
   def _slot_specs(self):
     return [("accumulator", float(self.initial_accumulator_value))]
 
+  # NOTE: Keras 2 steps a sparse gradient at its rows only: the dense step's values there,
+  # and a zero gradient leaves the other rows as they are.
+  _SPARSE_RULE = "rows"
+
   def _update(self, grad, handles, lr):
-    execute(training_ops.ResourceApplyKerasAdagrad, [handles[0], handles[1], lr, grad],
-            self._attrs)
+    self._execute(training_ops.ResourceApplyKerasAdagrad, [handles[0], handles[1], lr, grad],
+                  self._attrs)
 
   def get_config(self):
     config = super().get_config()

@@ -1,7 +1,6 @@
 """tf.keras.optimizers.Adam."""
 from tensorlet.keras.optimizers.optimizer import Optimizer
 from tensorlet.ops import training_ops
-from tensorlet.ops.registry import execute
 
 __all__ = ["Adam"]
 
@@ -27,7 +26,7 @@ class Adam(Optimizer):
     return [("m", 0.0), ("v", 0.0)] + ([("vhat", 0.0)] if self.amsgrad else [])
 
   def _update(self, grad, handles, lr):
-    execute(self._op, [*handles, lr, self._iterations._handle, grad], self._attrs)
+    self._execute(self._op, [*handles, lr, self._iterations._handle, grad], self._attrs)
 
   def get_config(self):
     config = super().get_config()

@@ -1,7 +1,6 @@
 """tf.keras.optimizers.Adamax."""
 from tensorlet.keras.optimizers.optimizer import Optimizer
 from tensorlet.ops import training_ops
-from tensorlet.ops.registry import execute
 
 __all__ = ["Adamax"]
 
@@ -23,8 +22,8 @@ class Adamax(Optimizer):
     return [("m", 0.0), ("u", 0.0)]
 
   def _update(self, grad, handles, lr):
-    execute(training_ops.ResourceApplyKerasAdamax,
-            [*handles, lr, self._iterations._handle, grad], self._attrs)
+    self._execute(training_ops.ResourceApplyKerasAdamax,
+                  [*handles, lr, self._iterations._handle, grad], self._attrs)
 
   def get_config(self):
     config = super().get_config()

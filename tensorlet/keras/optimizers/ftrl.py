@@ -1,7 +1,6 @@
 """tf.keras.optimizers.Ftrl."""
 from tensorlet.keras.optimizers.optimizer import Optimizer
 from tensorlet.ops import training_ops
-from tensorlet.ops.registry import execute
 
 __all__ = ["Ftrl"]
 
@@ -42,7 +41,7 @@ class Ftrl(Optimizer):
     return [("accumulator", float(self.initial_accumulator_value)), ("linear", 0.0)]
 
   def _update(self, grad, handles, lr):
-    execute(training_ops.ResourceApplyKerasFtrl, [*handles, lr, grad], self._attrs)
+    self._execute(training_ops.ResourceApplyKerasFtrl, [*handles, lr, grad], self._attrs)
 
   def get_config(self):
     config = super().get_config()

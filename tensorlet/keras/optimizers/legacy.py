@@ -64,8 +64,16 @@ class _Legacy:
     return super().from_config(config, custom_objects)
 
 
+# NOTE: Keras 2's legacy optimizers apply an IndexedSlices gradient with TF's sparse
+# kernels: momentum SGD, RMSprop with momentum, Adamax, Adadelta and Ftrl change the
+# variable and their slots at the gradient's rows only; Nadam decays its slots everywhere
+# but moves only those rows of the variable.
+
 class SGD(_Legacy, sgd.SGD):
   """Legacy SGD (same update; `decay`, `lr`)."""
+
+  def _sparse_rule(self):
+    return "rows"
 
 
 class Adam(_Legacy, adam.Adam):
@@ -75,13 +83,19 @@ class Adam(_Legacy, adam.Adam):
 class Adamax(_Legacy, adamax.Adamax):
   """Legacy Adamax (same update; `decay`, `lr`)."""
 
+  _SPARSE_RULE = "rows"
+
 
 class Adadelta(_Legacy, adadelta.Adadelta):
   """Legacy Adadelta (same update; `decay`, `lr`)."""
 
+  _SPARSE_RULE = "rows"
+
 
 class Ftrl(_Legacy, ftrl.Ftrl):
   """Legacy Ftrl (same update; `decay`, `lr`)."""
+
+  _SPARSE_RULE = "rows"
 
 
 class Adagrad(_Legacy, adagrad.Adagrad):
@@ -99,12 +113,16 @@ class RMSprop(_Legacy, rmsprop.RMSprop):
     super().__init__(*args, **kwargs)
     self._attrs["epsilon_outside"] = not self.momentum
 
+  def _sparse_rule(self):
+    return "rows" if self.momentum else None
+
 
 class Nadam(_Legacy, nadam.Nadam):
   """Legacy Nadam: `decay` (default 0.004, also `schedule_decay`) scales the momentum
   schedule's exponent; the learning rate is not decayed."""
 
   _DEFAULT_DECAY = 0.004
+  _SPARSE_RULE = "var_rows"
 
   def __init__(self, *args, **kwargs):
     if "schedule_decay" in kwargs:

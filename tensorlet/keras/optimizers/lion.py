@@ -1,7 +1,6 @@
 """tf.keras.optimizers.Lion."""
 from tensorlet.keras.optimizers.optimizer import Optimizer
 from tensorlet.ops import training_ops
-from tensorlet.ops.registry import execute
 
 __all__ = ["Lion"]
 
@@ -24,7 +23,7 @@ class Lion(Optimizer):
     return [("m", 0.0)]
 
   def _update(self, grad, handles, lr):
-    execute(training_ops.ResourceApplyKerasLion, [*handles, lr, grad], self._attrs)
+    self._execute(training_ops.ResourceApplyKerasLion, [*handles, lr, grad], self._attrs)
 
   def get_config(self):
     config = super().get_config()

@@ -3,7 +3,6 @@ from tensorlet import dtypes as _dt
 from tensorlet.keras.optimizers.optimizer import Optimizer
 from tensorlet.ops import math_ops as _m
 from tensorlet.ops import training_ops
-from tensorlet.ops.registry import execute
 from tensorlet.variables import Variable
 
 __all__ = ["Nadam"]
@@ -43,8 +42,8 @@ class Nadam(Optimizer):
     self._u_product.assign(self._u_product_t)
 
   def _update(self, grad, handles, lr):
-    execute(training_ops.ResourceApplyKerasNadam,
-            [*handles, lr, self._iterations._handle, self._u_product_t, grad], self._attrs)
+    self._execute(training_ops.ResourceApplyKerasNadam,
+                  [*handles, lr, self._iterations._handle, self._u_product_t, grad], self._attrs)
 
   def get_config(self):
     config = super().get_config()

@@ -22,7 +22,8 @@ import numpy as np
 from tensorlet import dtypes as _dt
 from tensorlet.context import ctx, name_scope
 from tensorlet.errors import InvalidArgumentError
-from tensorlet.ops import clip_ops
+from tensorlet.indexed_slices import IndexedSlices, to_dense
+from tensorlet.ops import clip_ops, training_ops
 from tensorlet.ops.registry import execute
 from tensorlet.tensor import Tensor, convert_to_tensor
 from tensorlet.train import checkpoint_hooks
@@ -218,6 +219,44 @@ class Optimizer:
     """Issues the update of one variable (handles: the variable, then its slots)."""
     raise NotImplementedError(f"{type(self).__name__} must implement _update.")
 
+  # How an IndexedSlices gradient updates (Keras 2): None: as the dense gradient of its
+  # summed rows (every rule of the current optimizers comes to that); "rows": the
+  # variable and slots at the gradient's rows only; "var_rows": the slots take the dense
+  # step and the variable changes at the gradient's rows only (legacy Nadam).
+  _SPARSE_RULE = None
+  _sparse_rows = None  # while an update runs on rows: (rule, unique indices, handles)
+
+  def _sparse_rule(self):
+    return self._SPARSE_RULE
+
+  def _update_sparse(self, grad, handles, lr):
+    """Keras 2 clips an IndexedSlices by its values, then sums the rows of repeated
+    indices before the update."""
+    rule = self._sparse_rule()
+    if rule is None:
+      self._update(to_dense(grad), handles, lr)
+      return
+    from tensorlet.ops import array_ops, math_ops
+    rows, pos = array_ops.unique(grad.indices)
+    values = math_ops.unsorted_segment_sum(grad.values, pos, array_ops.shape(rows)[0])
+    g = values if rule == "rows" else to_dense(IndexedSlices(values, rows, grad.dense_shape))
+    self._sparse_rows = (rule, rows, handles)
+    try:
+      self._update(g, handles, lr)
+    finally:
+      self._sparse_rows = None
+
+  def _execute(self, od, inputs, attrs=None):
+    """Runs an update op; inside `_update_sparse` with a rule, on the gradient's rows."""
+    attrs = attrs or {}
+    if self._sparse_rows is None:
+      return execute(od, inputs, attrs)
+    rule, rows, handles = self._sparse_rows
+    sliced = tuple(i for i, t in enumerate(inputs) if any(t is h for h in handles))
+    return execute(training_ops.ResourceSparseApplyRows, list(inputs) + [rows],
+                   {"dense": od.name, "dense_attrs": attrs, "sliced": sliced,
+                    "var_rows_only": rule == "var_rows"})
+
   def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False,
                       **kwargs):
     """Applies one step to each (gradient, variable) pair; returns `iterations`."""
@@ -253,7 +292,10 @@ class Optimizer:
         if self._use_weight_decay(v):
           v.assign_sub(v * _cast_like(decay, v))
     for g, entry in zip(grads, entries):
-      self._update(g, entry[1], lr)
+      if type(g) is IndexedSlices:
+        self._update_sparse(g, entry[1], lr)
+      else:
+        self._update(g, entry[1], lr)
     if self.use_ema:
       self._update_averages(variables)
     for v in variables:
@@ -275,7 +317,16 @@ class Optimizer:
   def _checked(self, g, v):
     """`g` as a tensor of `v`'s dtype and shape, or the error TF raises for the pair."""
     who = f"{type(self).__name__}.apply_gradients"
-    if not isinstance(g, Tensor):
+    if type(g) is IndexedSlices:
+      if g.dtype is not v._dtype:
+        raise InvalidArgumentError(
+            None, None, f"{who}: the gradient of variable '{v.name}' has dtype "
+            f"{g.dtype.name}, the variable {v.dtype.name}.")
+      if g.dense_shape is None:  # Keras 2 updates the variable's rows all the same
+        from tensorlet.ops import array_ops
+        shape = v.shape.as_list() if v.shape.is_fully_defined() else array_ops.shape(v)
+        g = IndexedSlices(g.values, g.indices, shape)
+    elif not isinstance(g, Tensor):
       try:
         g = convert_to_tensor(g, v.dtype)
       except (TypeError, ValueError) as e:

@@ -1,7 +1,6 @@
 """tf.keras.optimizers.RMSprop."""
 from tensorlet.keras.optimizers.optimizer import Optimizer
 from tensorlet.ops import training_ops
-from tensorlet.ops.registry import execute
 
 __all__ = ["RMSprop"]
 
@@ -34,8 +33,8 @@ class RMSprop(Optimizer):
     return specs
 
   def _update(self, grad, handles, lr):
-    execute(training_ops.ResourceApplyKerasRMSProp,
-            [handles[0], handles[1], lr, grad, *handles[2:]], self._attrs)
+    self._execute(training_ops.ResourceApplyKerasRMSProp,
+                  [handles[0], handles[1], lr, grad, *handles[2:]], self._attrs)
 
   def get_config(self):
     config = super().get_config()

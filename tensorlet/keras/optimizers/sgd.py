@@ -1,7 +1,6 @@
 """tf.keras.optimizers.SGD: gradient descent with optional (Nesterov) momentum."""
 from tensorlet.keras.optimizers.optimizer import Optimizer
 from tensorlet.ops import training_ops
-from tensorlet.ops.registry import execute
 
 __all__ = ["SGD"]
 
@@ -31,12 +30,18 @@ class SGD(Optimizer):
   def _slot_specs(self):
     return [("m", 0.0)] if self.momentum else []
 
+  def _sparse_rule(self):
+    # NOTE: as Keras 2, a sparse step without momentum touches the gradient's rows only
+    # (the same values as the dense step, without a dense gradient); with momentum the
+    # velocity of every row decays.
+    return None if self.momentum else "rows"
+
   def _update(self, grad, handles, lr):
     if self.momentum:
-      execute(training_ops.ResourceApplyKerasMomentum, [handles[0], handles[1], lr, grad],
-              self._attrs)
+      self._execute(training_ops.ResourceApplyKerasMomentum, [handles[0], handles[1], lr, grad],
+                    self._attrs)
     else:
-      execute(training_ops.ResourceApplyGradientDescent, [handles[0], lr, grad])
+      self._execute(training_ops.ResourceApplyGradientDescent, [handles[0], lr, grad])
 
   def get_config(self):
     config = super().get_config()
