@@ -115,5 +115,7 @@ def test_what_the_core_knows_about_ops_is_opdef_fields():
   assert REGISTRY["Placeholder"].is_placeholder and REGISTRY["Const"].is_const
   assert REGISTRY["ReadVariableOp"].reads_state
   assert array_ops.Shape.static_value is not None and math_ops.Mul.simplify is not None
+  from tensorlet.ops import script_ops  # loads on first use of tf.py_function
+  assert script_ops.EagerPyFunc is REGISTRY["EagerPyFunc"]
   assert REGISTRY["EagerPyFunc"].runs_python == "tf.py_function"
   assert not any(od.is_placeholder for name, od in REGISTRY.items() if name != "Placeholder")
