@@ -1,4 +1,7 @@
-"""BatchNormalization with Keras' moving statistics."""
+"""BatchNormalization with Keras 2's moving statistics, dtypes and kernel choice."""
+import warnings
+
+from tensorlet import dtypes as _dt
 from tensorlet.keras import constraints, initializers, regularizers
 from tensorlet.keras.engine.base_layer import InputSpec, Layer
 from tensorlet.keras.layers._util import smart_cond
@@ -11,26 +14,53 @@ from tensorlet.variables import VariableAggregation, VariableSynchronization
 
 __all__ = ["BatchNormalization"]
 
+_HALF = ("float16", "bfloat16")
+
 
 class BatchNormalization(Layer):
   """Normalizes with the batch's statistics when training, with moving ones otherwise.
 
   Each training call moves the statistics toward the batch's:
-  `moving = moving * momentum + batch * (1 - momentum)`. As in Keras 2 the
-  moving variance takes the unbiased batch variance for 4-D inputs (Keras'
-  fused kernel) and the biased one otherwise. A frozen layer
-  (`trainable=False`) always runs in inference mode.
+  `moving = moving * momentum + batch * (1 - momentum)`. Keras 2 runs its fused
+  kernel for 4-D and 5-D inputs normalized over the channel axis (1 or last) in a
+  float16/float32 compute dtype; that kernel moves the variance toward the
+  unbiased batch variance, the plain path (other ranks and axes, float64,
+  `fused=False`, `synchronized=True`) toward the biased one. The weights are
+  float32 for a float16 layer and never AutoCast, and float16 inputs are
+  normalized in float32 (the output is float16). A `mask` weighs the batch
+  statistics on the plain path (the fused kernel ignores it, with a warning).
+  A frozen layer (`trainable=False`) always runs in inference mode.
   """
 
   def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
                beta_initializer="zeros", gamma_initializer="ones",
                moving_mean_initializer="zeros", moving_variance_initializer="ones",
                beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
-               gamma_constraint=None, **kwargs):
+               gamma_constraint=None, synchronized=False, *, renorm=False,
+               renorm_clipping=None, renorm_momentum=0.99, fused=None,
+               virtual_batch_size=None, adjustment=None, **kwargs):
     super().__init__(**kwargs)
-    self.axis = axis
+    if isinstance(axis, (list, tuple)):
+      self.axis = list(axis)
+    elif isinstance(axis, int) and not isinstance(axis, bool):
+      self.axis = axis
+    else:
+      raise TypeError(f"Expected an int or a list/tuple of ints for the argument 'axis', "
+                      f"but received: {axis!r}")
+    for what, value in (("renorm", renorm or None), ("virtual_batch_size", virtual_batch_size),
+                        ("adjustment", adjustment)):
+      if value is not None:
+        raise NotImplementedError(f"BatchNormalization({what}=...) is not implemented in "
+                                  f"tensorlet")
+    if synchronized and fused:
+      raise ValueError("`fused=True` is not supported when `synchronized=True`.")
+    self.synchronized = bool(synchronized)
+    if self.synchronized:
+      fused = False
     self.momentum, self.epsilon = momentum, epsilon
     self.center, self.scale = center, scale
+    self.renorm = False
+    self.virtual_batch_size = self.adjustment = None
     self.beta_initializer = initializers.get(beta_initializer)
     self.gamma_initializer = initializers.get(gamma_initializer)
     self.moving_mean_initializer = initializers.get(moving_mean_initializer)
@@ -39,63 +69,160 @@ class BatchNormalization(Layer):
     self.gamma_regularizer = regularizers.get(gamma_regularizer)
     self.beta_constraint = constraints.get(beta_constraint)
     self.gamma_constraint = constraints.get(gamma_constraint)
+    if fused:
+      self._raise_if_fused_cannot_be_used()
+    elif fused is None and not self._fused_can_be_used():
+      fused = False
+    self.fused = fused
     self.supports_masking = True
+
+  def _raise_if_fused_cannot_be_used(self):
+    axis = [self.axis] if isinstance(self.axis, int) else self.axis
+    if len(axis) > 1 or axis[0] not in (-4, -3, -1, 1, 3, 4):
+      raise ValueError(f"Passing `fused=True` is only supported when axis is 1 or 3 for "
+                       f"input rank = 4 or 1 or 4 for input rank = 5. Got axis {axis}")
+    if self.compute_dtype not in ("float16", "bfloat16", "float32", None):
+      raise ValueError(f"Passing `fused=True` is only supported when the compute dtype is "
+                       f"float16, bfloat16, or float32. Got dtype: {self.compute_dtype}")
+
+  def _fused_can_be_used(self):
+    try:
+      self._raise_if_fused_cannot_be_used()
+      return True
+    except ValueError:
+      return False
+
+  @property
+  def _param_dtype(self):
+    return _dt.float32 if self.dtype in _HALF else _dt.as_dtype(self.dtype or "float32")
 
   def build(self, input_shape):
     input_shape = TensorShape(input_shape)
     rank = input_shape.rank
-    axis = self.axis if isinstance(self.axis, int) else self.axis[0]
-    if not -rank <= axis < rank:
-      raise ValueError(f"Invalid axis: {self.axis}")
-    axis %= rank
-    dim = input_shape[axis]
-    if dim is None:
-      raise ValueError(f"Axis {axis} of input tensor should have a defined dimension but the "
-                       f"layer received an input with shape {input_shape}.")
-    self._tl_axis = axis
-    self._tl_reduce = [i for i in range(rank) if i != axis]
-    self._tl_bcast = None if axis == rank - 1 else [dim if i == axis else 1
-                                                    for i in range(rank)]
-    self.input_spec = InputSpec(ndim=rank, axes={axis: dim})
-    self.gamma = self.add_weight("gamma", shape=(dim,), initializer=self.gamma_initializer,
+    if not rank:
+      raise ValueError(f"Input has undefined rank. Received: input_shape={input_shape}")
+    axis = [self.axis] if isinstance(self.axis, int) else list(self.axis)
+    axis = [a + rank if a < 0 else a for a in axis]
+    if any(not 0 <= a < rank for a in axis):
+      raise ValueError(f"Invalid value for `axis` argument. Expected 0 <= axis < inputs.rank "
+                       f"(with inputs.rank={rank}). Received: axis={tuple(axis)}")
+    if len(axis) != len(set(axis)):
+      raise ValueError(f"Duplicate axis: {tuple(axis)}")
+    self.axis = axis  # as Keras: the config of a built layer lists the axes
+    if self.fused is None:
+      self.fused = rank in (4, 5)
+    elif self.fused and rank not in (4, 5):
+      raise ValueError(f"Batch normalization layers with `fused=True` only support 4D or 5D "
+                       f"input tensors. Received tensor with shape: {tuple(input_shape)}")
+    if self.fused and axis not in ([1], [rank - 1]):
+      if rank == 5:
+        self.fused = False
+      else:
+        raise ValueError(f"Unsupported axis. The use of `fused=True` is only possible with "
+                         f"`axis=1` or `axis=3` for 4D input tensors. Received: "
+                         f"axis={tuple(axis)}")
+    dims = {a: input_shape[a] for a in axis}
+    if any(d is None for d in dims.values()):
+      raise ValueError(f"Input has undefined `axis` dimension. Received input with shape "
+                       f"{tuple(input_shape)} and axis={tuple(axis)}")
+    self.input_spec = InputSpec(ndim=rank, axes=dims)
+    if len(axis) == 1:
+      shape = (dims[axis[0]],)
+      self._tl_bcast = None if axis[0] == rank - 1 else [
+          dims[axis[0]] if i == axis[0] else 1 for i in range(rank)]
+    else:
+      shape = tuple(dims.get(i, 1) for i in range(rank))
+      self._tl_bcast = None
+    self._tl_reduce = [i for i in range(rank) if i not in axis]
+    param = dict(shape=shape, dtype=self._param_dtype, experimental_autocast=False)
+    self.gamma = self.add_weight("gamma", initializer=self.gamma_initializer,
                                  regularizer=self.gamma_regularizer,
-                                 constraint=self.gamma_constraint) if self.scale else None
-    self.beta = self.add_weight("beta", shape=(dim,), initializer=self.beta_initializer,
+                                 constraint=self.gamma_constraint, **param) if self.scale else None
+    self.beta = self.add_weight("beta", initializer=self.beta_initializer,
                                 regularizer=self.beta_regularizer,
-                                constraint=self.beta_constraint) if self.center else None
+                                constraint=self.beta_constraint, **param) if self.center else None
     # As Keras 2: under a distribution strategy each replica keeps its own moving
     # statistics, read as their mean across replicas.
-    on_read = {"synchronization": VariableSynchronization.ON_READ,
-               "aggregation": VariableAggregation.MEAN}
-    self.moving_mean = self.add_weight("moving_mean", shape=(dim,), trainable=False,
-                                       initializer=self.moving_mean_initializer, **on_read)
-    self.moving_variance = self.add_weight("moving_variance", shape=(dim,), trainable=False,
-                                           initializer=self.moving_variance_initializer,
-                                           **on_read)
+    stat = dict(trainable=False, synchronization=VariableSynchronization.ON_READ,
+                aggregation=VariableAggregation.MEAN, **param)
+    self.moving_mean = self.add_weight("moving_mean", initializer=self.moving_mean_initializer,
+                                       **stat)
+    self.moving_variance = self.add_weight(
+        "moving_variance", initializer=self.moving_variance_initializer, **stat)
     self.built = True
 
-  def _normalize(self, x, mean, variance):
-    params = [mean, variance, self.beta, self.gamma]
-    if self._tl_bcast is not None:
-      params = [None if p is None else _a.reshape(p, self._tl_bcast) for p in params]
-    return _nn.batch_normalization(x, params[0], params[1], params[2], params[3], self.epsilon)
+  def _bcast(self, v):
+    return v if v is None or self._tl_bcast is None else _a.reshape(v, self._tl_bcast)
 
-  def _train(self, x):
-    mean, variance = _nn.moments(x, self._tl_reduce)
-    moving_var = variance
-    if x.ndim == 4:
-      n = _m.cast(_a.size(x) // _a.shape(x)[self._tl_axis], variance.dtype)
+  def _normalize(self, x, mean, variance):
+    params = [None if p is None else _m.cast(self._bcast(p), x.dtype)
+              for p in (mean, variance, self.beta, self.gamma)]
+    return _nn.batch_normalization(x, *params, self.epsilon)
+
+  def _moments(self, x, mask):
+    keepdims = len(self.axis) > 1
+    if self.synchronized:
+      return self._sync_moments(x, mask, keepdims)
+    if mask is None:
+      return _nn.moments(x, self._tl_reduce, keepdims=keepdims)
+    weights = _a.expand_dims(_m.cast(mask, self.compute_dtype), -1)
+    return _nn.weighted_moments(x, self._tl_reduce, weights, keepdims=keepdims)
+
+  def _sync_moments(self, x, mask, keepdims):
+    # Keras' all-reduce of sums over the replicas (one replica outside a strategy)
+    from tensorlet.distribute import distribute_lib
+    ctx = distribute_lib.get_replica_context()
+    if ctx is None:
+      return _nn.moments(x, self._tl_reduce, keepdims=keepdims)
+    axes = self._tl_reduce
+    if mask is not None:
+      weights = _a.expand_dims(_m.cast(mask, x.dtype), -1)
+      x = x * weights
+      count = _a.broadcast_to(weights, _a.shape(x))
+    else:
+      count = _a.ones_like(x)
+    total, squares, count = ctx.all_reduce("SUM", [
+        _m.reduce_sum(x, axes, keepdims=True), _m.reduce_sum(_m.square(x), axes, keepdims=True),
+        _m.reduce_sum(count, axes, keepdims=True)])
+    mean = _m.div_no_nan(total, count)
+    variance = _m.maximum(_m.div_no_nan(squares, count) - _m.square(mean), 0.0)
+    if not keepdims:
+      mean, variance = _a.squeeze(mean, axes), _a.squeeze(variance, axes)
+    return mean, variance
+
+  def _update(self, variable, value):
+    decay = _m.cast(1.0 - self.momentum, variable.dtype)
+    variable.assign_sub((variable - _m.cast(value, variable.dtype)) * decay)
+
+  def _train(self, x, mask):
+    if self.fused:
+      mean, variance = _nn.moments(x, self._tl_reduce)
+      # the fused kernel's moving variance is the unbiased batch variance
+      n = _m.cast(_a.size(x) // _a.shape(x)[self.axis[0]], variance.dtype)
       moving_var = variance * n / _m.maximum(n - 1.0, 1.0)
-    decay = 1.0 - self.momentum
-    self.moving_mean.assign_sub((self.moving_mean - mean) * decay)
-    self.moving_variance.assign_sub((self.moving_variance - moving_var) * decay)
+    else:
+      mean, variance = self._moments(_m.cast(x, self._param_dtype), mask)
+      moving_var = variance
+    self._update(self.moving_mean, mean)
+    self._update(self.moving_variance, moving_var)
     return self._normalize(x, mean, variance)
 
-  def call(self, inputs, training=None):
+  def call(self, inputs, training=None, mask=None):
+    inputs = _m.cast(inputs, self.compute_dtype)
+    if self.fused and mask is not None:
+      warnings.warn("Masking is not supported with `fused=True`. You should either turn off "
+                    "fusing (`fused=False`) or you should not pass a `mask` argument when "
+                    "calling the layer. For the moment `mask` will be ignored for the "
+                    "normalization.", stacklevel=2)
+      mask = None
+    half = inputs.dtype.name in _HALF
+    x = _m.cast(inputs, _dt.float32) if half else inputs  # 16-bit inputs: float32 math
     if training is None or training is False or not self.trainable:
-      return self._normalize(inputs, self.moving_mean, self.moving_variance)
-    return smart_cond(training, lambda: self._train(inputs),
-                      lambda: self._normalize(inputs, self.moving_mean, self.moving_variance))
+      out = self._normalize(x, self.moving_mean, self.moving_variance)
+    else:
+      out = smart_cond(training, lambda: self._train(x, mask),
+                       lambda: self._normalize(x, self.moving_mean, self.moving_variance))
+    return _m.cast(out, inputs.dtype) if half else out
 
   def compute_output_shape(self, input_shape):
     return TensorShape(input_shape)
@@ -108,4 +235,4 @@ class BatchNormalization(Layer):
                 "moving_variance_initializer", "beta_regularizer", "gamma_regularizer",
                 "beta_constraint", "gamma_constraint"):
       config[key] = _config(getattr(self, key))
-    return config
+    return config  # NOTE: as Keras 2's, without `synchronized` (and `fused`)
