@@ -120,6 +120,37 @@ class Model(Layer):
       raise RuntimeError("You must compile your model before training/testing. Use "
                          "`model.compile(optimizer, loss)`.")
 
+  # ------------------------------------------------------------------ weights
+  # NOTE: as Keras 2, a model lists its weights layer by layer (each layer's own order),
+  # then the model's own; a layer lists its own first (base_layer._tl_split).
+  def _tl_by_layer(self, attr, own):
+    out, seen = [], set()
+    for w in [w for layer in self._tl_sublayers() for w in getattr(layer, attr)] + own:
+      if id(w) not in seen:
+        seen.add(id(w))
+        out.append(w)
+    return out
+
+  def _tl_own(self, trainable):
+    return [w for w in self._tl_weights if bool(w.trainable) == trainable]
+
+  @property
+  def trainable_weights(self):
+    if not self._tl_trainable:
+      return []
+    return self._tl_by_layer("trainable_weights", self._tl_own(True))
+
+  @property
+  def non_trainable_weights(self):
+    if not self._tl_trainable:
+      return self._tl_by_layer("trainable_weights", self._tl_own(True)) + \
+          self._tl_by_layer("non_trainable_weights", self._tl_own(False))
+    return self._tl_by_layer("non_trainable_weights", self._tl_own(False))
+
+  @property
+  def weights(self):
+    return self._tl_by_layer("weights", self._tl_own(True) + self._tl_own(False))
+
   # ------------------------------------------------------------------ metrics
   @property
   def metrics(self):
