@@ -1,4 +1,4 @@
-"""BatchNormalization with Keras 2's moving statistics, dtypes and kernel choice."""
+"""BatchNormalization with Keras 2's moving statistics, dtypes, kernel choice and renorm."""
 import warnings
 
 from tensorlet import dtypes as _dt
@@ -29,6 +29,10 @@ class BatchNormalization(Layer):
   float32 for a float16 layer and never AutoCast, and float16 inputs are
   normalized in float32 (the output is float16). A `mask` weighs the batch
   statistics on the plain path (the fused kernel ignores it, with a warning).
+  `renorm=True` is Keras' batch renormalization (r and d corrections from renorm
+  statistics, clipped by `renorm_clipping`; the moving variance follows a moving
+  standard deviation), `adjustment` a function of the input shape giving a (scale,
+  bias) applied in training. `virtual_batch_size` is not implemented.
   A frozen layer (`trainable=False`) always runs in inference mode.
   """
 
@@ -47,11 +51,9 @@ class BatchNormalization(Layer):
     else:
       raise TypeError(f"Expected an int or a list/tuple of ints for the argument 'axis', "
                       f"but received: {axis!r}")
-    for what, value in (("renorm", renorm or None), ("virtual_batch_size", virtual_batch_size),
-                        ("adjustment", adjustment)):
-      if value is not None:
-        raise NotImplementedError(f"BatchNormalization({what}=...) is not implemented in "
-                                  f"tensorlet")
+    if virtual_batch_size is not None:
+      raise NotImplementedError("BatchNormalization(virtual_batch_size=...) is not implemented "
+                                "in tensorlet")
     if synchronized and fused:
       raise ValueError("`fused=True` is not supported when `synchronized=True`.")
     self.synchronized = bool(synchronized)
@@ -59,8 +61,15 @@ class BatchNormalization(Layer):
       fused = False
     self.momentum, self.epsilon = momentum, epsilon
     self.center, self.scale = center, scale
-    self.renorm = False
-    self.virtual_batch_size = self.adjustment = None
+    self.renorm = bool(renorm)
+    self.virtual_batch_size, self.adjustment = None, adjustment
+    if self.renorm:
+      renorm_clipping = renorm_clipping or {}
+      keys = ["rmax", "rmin", "dmax"]
+      if set(renorm_clipping) - set(keys):
+        raise ValueError(f"Received invalid keys for `renorm_clipping` argument: "
+                         f"{renorm_clipping}. Supported values: {keys}.")
+      self.renorm_clipping, self.renorm_momentum = renorm_clipping, renorm_momentum
     self.beta_initializer = initializers.get(beta_initializer)
     self.gamma_initializer = initializers.get(gamma_initializer)
     self.moving_mean_initializer = initializers.get(moving_mean_initializer)
@@ -77,10 +86,14 @@ class BatchNormalization(Layer):
     self.supports_masking = True
 
   def _raise_if_fused_cannot_be_used(self):
+    if self.renorm:
+      raise ValueError("Passing both `fused=True` and `renorm=True` is not supported")
     axis = [self.axis] if isinstance(self.axis, int) else self.axis
     if len(axis) > 1 or axis[0] not in (-4, -3, -1, 1, 3, 4):
       raise ValueError(f"Passing `fused=True` is only supported when axis is 1 or 3 for "
                        f"input rank = 4 or 1 or 4 for input rank = 5. Got axis {axis}")
+    if self.adjustment is not None:
+      raise ValueError("Passing `fused=True` is not supported when `adjustment` is specified.")
     if self.compute_dtype not in ("float16", "bfloat16", "float32", None):
       raise ValueError(f"Passing `fused=True` is only supported when the compute dtype is "
                        f"float16, bfloat16, or float32. Got dtype: {self.compute_dtype}")
@@ -149,14 +162,27 @@ class BatchNormalization(Layer):
                                        **stat)
     self.moving_variance = self.add_weight(
         "moving_variance", initializer=self.moving_variance_initializer, **stat)
+    if self.renorm:
+      # batch renormalization tracks the inference standard deviation (and, for the
+      # corrections, a mean and standard deviation of their own)
+      def stddev_initializer(*args, **kwargs):
+        return _m.sqrt(self.moving_variance_initializer(*args, **kwargs))
+      self.moving_stddev = self.add_weight("moving_stddev", initializer=stddev_initializer,
+                                           **stat)
+      self.renorm_mean = self.add_weight("renorm_mean", initializer=self.moving_mean_initializer,
+                                         **stat)
+      self.renorm_stddev = self.add_weight("renorm_stddev", initializer=stddev_initializer,
+                                           **stat)
     self.built = True
 
   def _bcast(self, v):
     return v if v is None or self._tl_bcast is None else _a.reshape(v, self._tl_bcast)
 
-  def _normalize(self, x, mean, variance):
-    params = [None if p is None else _m.cast(self._bcast(p), x.dtype)
-              for p in (mean, variance, self.beta, self.gamma)]
+  def _normalize(self, x, mean, variance, offset=None, scale=None):
+    if offset is None and scale is None:
+      offset, scale = self._bcast(self.beta), self._bcast(self.gamma)
+    params = [None if p is None else _m.cast(p, x.dtype)
+              for p in (self._bcast(mean), self._bcast(variance), offset, scale)]
     return _nn.batch_normalization(x, *params, self.epsilon)
 
   def _moments(self, x, mask):
@@ -190,9 +216,27 @@ class BatchNormalization(Layer):
       mean, variance = _a.squeeze(mean, axes), _a.squeeze(variance, axes)
     return mean, variance
 
-  def _update(self, variable, value):
-    decay = _m.cast(1.0 - self.momentum, variable.dtype)
-    variable.assign_sub((variable - _m.cast(value, variable.dtype)) * decay)
+  def _update(self, variable, value, momentum=None):
+    decay = _m.cast(1.0 - (self.momentum if momentum is None else momentum), variable.dtype)
+    return variable.assign_sub((variable - _m.cast(value, variable.dtype)) * decay)
+
+  def _renorm_corrections(self, mean, variance):
+    """Batch renormalization's r and d (from the renorm statistics before this batch
+    moves them), clipped as asked."""
+    stddev = _m.sqrt(variance + self.epsilon)
+    renorm_stddev = _m.maximum(self.renorm_stddev, _m.sqrt(self.epsilon))
+    r = stddev / renorm_stddev
+    d = (mean - self.renorm_mean) / renorm_stddev
+    clip = self.renorm_clipping
+    if clip.get("rmin") is not None:
+      r = _m.maximum(r, clip["rmin"])
+    if clip.get("rmax") is not None:
+      r = _m.minimum(r, clip["rmax"])
+    if clip.get("dmax") is not None:
+      d = _m.minimum(_m.maximum(d, -clip["dmax"]), clip["dmax"])
+    self._update(self.renorm_mean, mean, self.renorm_momentum)
+    self._update(self.renorm_stddev, stddev, self.renorm_momentum)
+    return _a.stop_gradient(r), _a.stop_gradient(d)
 
   def _train(self, x, mask):
     if self.fused:
@@ -200,12 +244,24 @@ class BatchNormalization(Layer):
       # the fused kernel's moving variance is the unbiased batch variance
       n = _m.cast(_a.size(x) // _a.shape(x)[self.axis[0]], variance.dtype)
       moving_var = variance * n / _m.maximum(n - 1.0, 1.0)
+      self._update(self.moving_mean, mean)
+      self._update(self.moving_variance, moving_var)
+      return self._normalize(x, mean, variance)
+    mean, variance = self._moments(_m.cast(x, self._param_dtype), mask)
+    scale, offset = self._bcast(self.gamma), self._bcast(self.beta)
+    # Keras composes (scale, offset) with a transform applied after it: x * s + o
+    if self.adjustment is not None:
+      adj_scale, adj_bias = self.adjustment(_a.shape(x))
+      scale, offset = _compose(adj_scale, adj_bias, scale, offset)
+    if self.renorm:
+      r, d = self._renorm_corrections(mean, variance)
+      scale, offset = _compose(self._bcast(r), self._bcast(d), scale, offset)
+      stddev = self._update(self.moving_stddev, _m.sqrt(variance + self.epsilon))
+      self.moving_variance.assign(_nn.relu(stddev * stddev - self.epsilon))
     else:
-      mean, variance = self._moments(_m.cast(x, self._param_dtype), mask)
-      moving_var = variance
+      self._update(self.moving_variance, variance)
     self._update(self.moving_mean, mean)
-    self._update(self.moving_variance, moving_var)
-    return self._normalize(x, mean, variance)
+    return self._normalize(x, mean, variance, offset, scale)
 
   def call(self, inputs, training=None, mask=None):
     inputs = _m.cast(inputs, self.compute_dtype)
@@ -235,4 +291,20 @@ class BatchNormalization(Layer):
                 "moving_variance_initializer", "beta_regularizer", "gamma_regularizer",
                 "beta_constraint", "gamma_constraint"):
       config[key] = _config(getattr(self, key))
+    if self.renorm:
+      config.update(renorm=True, renorm_clipping=self.renorm_clipping,
+                    renorm_momentum=self.renorm_momentum)
+    if self.adjustment is not None:
+      warnings.warn("The `adjustment` function of this `BatchNormalization` layer cannot be "
+                    "serialized and has been omitted from the layer config. It will not be "
+                    "included when re-creating the layer from the saved config.", stacklevel=2)
     return config  # NOTE: as Keras 2's, without `synchronized` (and `fused`)
+
+
+def _compose(scale, offset, then_scale, then_offset):
+  """(scale, offset) of x * scale + offset followed by * then_scale + then_offset."""
+  if then_scale is not None:
+    scale, offset = scale * then_scale, offset * then_scale
+  if then_offset is not None:
+    offset = offset + then_offset
+  return scale, offset

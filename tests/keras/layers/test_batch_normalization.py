@@ -76,9 +76,15 @@ def test_fused_decision_as_tf_keras():
     (lambda: L.BatchNormalization(axis=-4), (2, 3, 3, 2), ValueError,
      "Unsupported axis. The use of `fused=True` is only possible with `axis=1` or `axis=3` "
      "for 4D input tensors. Received: axis=(0,)"),
-    (lambda: L.BatchNormalization(renorm=True), None, NotImplementedError, "renorm"),
     (lambda: L.BatchNormalization(virtual_batch_size=2), None, NotImplementedError,
      "virtual_batch_size"),
+    (lambda: L.BatchNormalization(renorm=True, renorm_clipping={"x": 1}), None, ValueError,
+     "Received invalid keys for `renorm_clipping` argument: {'x': 1}. Supported values: "
+     "['rmax', 'rmin', 'dmax']."),
+    (lambda: L.BatchNormalization(renorm=True, fused=True), None, ValueError,
+     "Passing both `fused=True` and `renorm=True` is not supported"),
+    (lambda: L.BatchNormalization(adjustment=lambda s: (1.0, 0.0), fused=True), None,
+     ValueError, "Passing `fused=True` is not supported when `adjustment` is specified."),
 ])
 def test_errors(make, inputs, err, msg):
   with pytest.raises(err) as info:
@@ -226,3 +232,107 @@ def test_weighted_moments_against_numpy():
   from tests.gradcheck import check_grads
   check_grads(lambda a, b: tf.add_n(list(tf.nn.weighted_moments(a, [0, 1], b))),
               [x, np.abs(w) + 0.5])
+
+
+def _renorm_reference(xs, clip, gamma=1.3, beta=0.2, m=0.5, rm=0.99, eps=1e-3):
+  """Keras' batch renormalization in NumPy: the training outputs of each batch in `xs`,
+  then the moving statistics."""
+  mm, ms, rmean, rstd = 0.0, 1.0, 0.0, 1.0
+  outs = []
+  for x in xs:
+    mean, var = x.mean(0), x.var(0)
+    std = np.sqrt(var + eps)
+    rs = np.maximum(rstd, np.sqrt(eps))
+    r, d = std / rs, (mean - rmean) / rs
+    r = np.clip(r, clip.get("rmin", -np.inf), clip.get("rmax", np.inf))
+    d = np.clip(d, -clip.get("dmax", np.inf), clip.get("dmax", np.inf))
+    rmean, rstd = rmean + (mean - rmean) * (1 - rm), rstd + (std - rstd) * (1 - rm)
+    ms, mm = ms + (std - ms) * (1 - m), mm + (mean - mm) * (1 - m)
+    outs.append((x - mean) / std * (r * gamma) + (d * gamma + beta))
+  return outs, mm, np.maximum(ms * ms - eps, 0.0), ms
+
+
+@pytest.mark.parametrize("clip", [{}, {"rmax": 1.2, "rmin": 0.9, "dmax": 0.1}])
+def test_batch_renormalization(clip):
+  rng = np.random.RandomState(0)
+  xs = [(rng.randn(6, 4) * 2 + 1).astype(np.float32), (rng.randn(6, 4) * 3 - 1).astype(np.float32)]
+  bn = L.BatchNormalization(momentum=0.5, renorm=True, renorm_clipping=clip,
+                            gamma_initializer=tf.keras.initializers.Constant(1.3),
+                            beta_initializer=tf.keras.initializers.Constant(0.2))
+  step = tf.function(lambda x: bn(x, training=True))
+  got = [step(x).numpy() for x in xs]
+  outs, mm, mv, ms = _renorm_reference([x.astype(np.float64) for x in xs], clip)
+  for g, want in zip(got, outs):
+    np.testing.assert_allclose(g, want, rtol=1e-4, atol=1e-4)
+  np.testing.assert_allclose(bn.moving_mean.numpy(), mm, rtol=1e-5)
+  np.testing.assert_allclose(bn.moving_variance.numpy(), mv, rtol=1e-5)
+  np.testing.assert_allclose(bn.moving_stddev.numpy(), ms, rtol=1e-5)
+  assert [w.name.split("/")[-1] for w in bn.weights] == [
+      "gamma:0", "beta:0", "moving_mean:0", "moving_variance:0", "moving_stddev:0",
+      "renorm_mean:0", "renorm_stddev:0"]
+  if not clip:  # tf_keras 2.21's first outputs
+    np.testing.assert_allclose(got[0][0], [6.0865, 2.5404, 4.0447, 7.3263], atol=1e-3)
+  inference = bn(xs[1]).numpy()
+  np.testing.assert_allclose(inference, (xs[1] - mm) / np.sqrt(mv + 1e-3) * 1.3 + 0.2,
+                             rtol=1e-4, atol=1e-4)
+  config = bn.get_config()
+  assert (config["renorm"], config["renorm_clipping"], config["renorm_momentum"]) == (
+      True, clip, 0.99)
+  check_config(bn)
+
+
+def test_renorm_gradients_treat_the_corrections_as_constants():
+  rng = np.random.RandomState(0)
+  xs = [(rng.randn(6, 4) * 2 + 1).astype(np.float32), (rng.randn(6, 4) * 3 - 1).astype(np.float32)]
+  bn = L.BatchNormalization(momentum=0.5, renorm=True,
+                            gamma_initializer=tf.keras.initializers.Constant(1.3),
+                            beta_initializer=tf.keras.initializers.Constant(0.2))
+  for x in xs:
+    bn(x, training=True)
+  x = tf.constant(xs[0])
+  weights = np.arange(4, dtype=np.float32)
+  with tf.GradientTape() as tape:
+    tape.watch(x)
+    out = bn(x, training=True)
+    loss = tf.reduce_sum(out * out * weights)
+  dx, dgamma, dbeta = tape.gradient(loss, [x] + bn.trainable_weights)
+  # r and d of this step, from the renorm statistics the two batches before left
+  x64 = xs[0].astype(np.float64)
+  rmean, rstd = 0.0, 1.0
+  for b in xs:
+    b = b.astype(np.float64)
+    rmean += (b.mean(0) - rmean) * 0.01
+    rstd += (np.sqrt(b.var(0) + 1e-3) - rstd) * 0.01
+  std = np.sqrt(x64.var(0) + 1e-3)
+  r, d = std / rstd, (x64.mean(0) - rmean) / rstd
+
+  def reference(v):
+    xhat = (v - v.mean(0)) / np.sqrt(v.var(0) + 1e-3)
+    return xhat, xhat * (r * 1.3) + (d * 1.3 + 0.2)
+  xhat, y = reference(x64)
+  dy = 2 * y * weights
+  np.testing.assert_allclose(dgamma.numpy(), (dy * (xhat * r + d)).sum(0), rtol=1e-4)
+  np.testing.assert_allclose(dbeta.numpy(), dy.sum(0), rtol=1e-4, atol=1e-4)
+  np.testing.assert_allclose(dgamma.numpy(), [0.0, 39.0, 177.944, 375.003], rtol=1e-3,
+                             atol=1e-3)  # tf_keras 2.21's
+  direction = np.random.RandomState(1).standard_normal(x64.shape)
+  eps = 1e-5
+
+  def objective(v):
+    return (reference(v)[1] ** 2 * weights).sum()
+  numeric = (objective(x64 + eps * direction) - objective(x64 - eps * direction)) / (2 * eps)
+  np.testing.assert_allclose((dx.numpy() * direction).sum(), numeric, rtol=1e-3)
+
+
+def test_adjustment_scales_and_shifts_in_training_only():
+  x = _x(6, 4)
+  bn = L.BatchNormalization(momentum=0.5, adjustment=lambda shape: (
+      tf.fill([4], 1.5), tf.fill([4], 0.25)), beta_initializer="ones")
+  y = bn(x, training=True).numpy()
+  xhat = (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-3)
+  np.testing.assert_allclose(y, xhat * 1.5 + (0.25 + 1.0), rtol=1e-5, atol=1e-5)
+  inference = bn(x).numpy()
+  np.testing.assert_allclose(inference, (x - bn.moving_mean.numpy()) / np.sqrt(
+      bn.moving_variance.numpy() + 1e-3) + 1.0, rtol=1e-5, atol=1e-5)
+  with pytest.warns(UserWarning, match="`adjustment` function"):
+    assert "adjustment" not in bn.get_config()
