@@ -9,6 +9,7 @@ from tensorlet.keras.layers.core import _config
 from tensorlet.ops import array_ops as _a
 from tensorlet.ops import math_ops as _m
 from tensorlet.ops import nn_ops as _nn
+from tensorlet.tensor import EagerTensor
 from tensorlet.tensor_shape import TensorShape
 from tensorlet.variables import VariableAggregation, VariableSynchronization
 
@@ -32,7 +33,7 @@ class BatchNormalization(Layer):
   `renorm=True` is Keras' batch renormalization (r and d corrections from renorm
   statistics, clipped by `renorm_clipping`; the moving variance follows a moving
   standard deviation), `adjustment` a function of the input shape giving a (scale,
-  bias) applied in training. `virtual_batch_size` is not implemented.
+  bias) applied in training, `virtual_batch_size` Keras' ghost batches.
   A frozen layer (`trainable=False`) always runs in inference mode.
   """
 
@@ -51,9 +52,6 @@ class BatchNormalization(Layer):
     else:
       raise TypeError(f"Expected an int or a list/tuple of ints for the argument 'axis', "
                       f"but received: {axis!r}")
-    if virtual_batch_size is not None:
-      raise NotImplementedError("BatchNormalization(virtual_batch_size=...) is not implemented "
-                                "in tensorlet")
     if synchronized and fused:
       raise ValueError("`fused=True` is not supported when `synchronized=True`.")
     self.synchronized = bool(synchronized)
@@ -62,7 +60,7 @@ class BatchNormalization(Layer):
     self.momentum, self.epsilon = momentum, epsilon
     self.center, self.scale = center, scale
     self.renorm = bool(renorm)
-    self.virtual_batch_size, self.adjustment = None, adjustment
+    self.virtual_batch_size, self.adjustment = virtual_batch_size, adjustment
     if self.renorm:
       renorm_clipping = renorm_clipping or {}
       keys = ["rmax", "rmin", "dmax"]
@@ -92,6 +90,9 @@ class BatchNormalization(Layer):
     if len(axis) > 1 or axis[0] not in (-4, -3, -1, 1, 3, 4):
       raise ValueError(f"Passing `fused=True` is only supported when axis is 1 or 3 for "
                        f"input rank = 4 or 1 or 4 for input rank = 5. Got axis {axis}")
+    if self.virtual_batch_size is not None:
+      raise ValueError("Passing `fused=True` is not supported when `virtual_batch_size` is "
+                       "specified.")
     if self.adjustment is not None:
       raise ValueError("Passing `fused=True` is not supported when `adjustment` is specified.")
     if self.compute_dtype not in ("float16", "bfloat16", "float32", None):
@@ -122,6 +123,17 @@ class BatchNormalization(Layer):
     if len(axis) != len(set(axis)):
       raise ValueError(f"Duplicate axis: {tuple(axis)}")
     self.axis = axis  # as Keras: the config of a built layer lists the axes
+    vbs = self.virtual_batch_size
+    if vbs is not None:
+      if vbs <= 0:
+        raise ValueError(f"`virtual_batch_size` must be a positive integer that divides the "
+                         f"true batch size of the input tensor. Received: "
+                         f"virtual_batch_size={vbs}")
+      if 0 in axis:
+        raise ValueError(f"When using `virtual_batch_size`, the batch dimension must be 0 and "
+                         f"thus axis cannot include 0. Received axis={axis}")
+      if self.adjustment is not None:
+        raise ValueError("When using `virtual_batch_size`, adjustment cannot be specified")
     if self.fused is None:
       self.fused = rank in (4, 5)
     elif self.fused and rank not in (4, 5):
@@ -139,7 +151,7 @@ class BatchNormalization(Layer):
       raise ValueError(f"Input has undefined `axis` dimension. Received input with shape "
                        f"{tuple(input_shape)} and axis={tuple(axis)}")
     self.input_spec = InputSpec(ndim=rank, axes=dims)
-    if len(axis) == 1:
+    if len(axis) == 1 and vbs is None:
       shape = (dims[axis[0]],)
       self._tl_bcast = None if axis[0] == rank - 1 else [
           dims[axis[0]] if i == axis[0] else 1 for i in range(rank)]
@@ -147,6 +159,13 @@ class BatchNormalization(Layer):
       shape = tuple(dims.get(i, 1) for i in range(rank))
       self._tl_bcast = None
     self._tl_reduce = [i for i in range(rank) if i not in axis]
+    if vbs is not None:
+      # Keras' ghost batches: the inputs reshaped to (vbs, batch // vbs, ...), a weight
+      # dimension of 1 for the new one, statistics per ghost batch (not over axis 1)
+      shape = (shape[0], 1) + shape[1:]
+      self.axis = axis = [a + 1 for a in axis]
+      self._tl_reduce = [i for i in range(rank + 1) if i not in axis]
+      del self._tl_reduce[1]
     param = dict(shape=shape, dtype=self._param_dtype, experimental_autocast=False)
     self.gamma = self.add_weight("gamma", initializer=self.gamma_initializer,
                                  regularizer=self.gamma_regularizer,
@@ -186,7 +205,7 @@ class BatchNormalization(Layer):
     return _nn.batch_normalization(x, *params, self.epsilon)
 
   def _moments(self, x, mask):
-    keepdims = len(self.axis) > 1
+    keepdims = len(self.axis) > 1 or self.virtual_batch_size is not None
     if self.synchronized:
       return self._sync_moments(x, mask, keepdims)
     if mask is None:
@@ -248,19 +267,23 @@ class BatchNormalization(Layer):
       self._update(self.moving_variance, moving_var)
       return self._normalize(x, mean, variance)
     mean, variance = self._moments(_m.cast(x, self._param_dtype), mask)
+    new_mean, new_variance = mean, variance
+    if self.virtual_batch_size is not None:  # the moving statistics take the ghosts' mean
+      new_mean = _m.reduce_mean(mean, axis=1, keepdims=True)
+      new_variance = _m.reduce_mean(variance, axis=1, keepdims=True)
     scale, offset = self._bcast(self.gamma), self._bcast(self.beta)
     # Keras composes (scale, offset) with a transform applied after it: x * s + o
     if self.adjustment is not None:
       adj_scale, adj_bias = self.adjustment(_a.shape(x))
       scale, offset = _compose(adj_scale, adj_bias, scale, offset)
     if self.renorm:
-      r, d = self._renorm_corrections(mean, variance)
+      r, d = self._renorm_corrections(new_mean, new_variance)
       scale, offset = _compose(self._bcast(r), self._bcast(d), scale, offset)
-      stddev = self._update(self.moving_stddev, _m.sqrt(variance + self.epsilon))
+      stddev = self._update(self.moving_stddev, _m.sqrt(new_variance + self.epsilon))
       self.moving_variance.assign(_nn.relu(stddev * stddev - self.epsilon))
     else:
-      self._update(self.moving_variance, variance)
-    self._update(self.moving_mean, mean)
+      self._update(self.moving_variance, new_variance)
+    self._update(self.moving_mean, new_mean)
     return self._normalize(x, mean, variance, offset, scale)
 
   def call(self, inputs, training=None, mask=None):
@@ -273,11 +296,21 @@ class BatchNormalization(Layer):
       mask = None
     half = inputs.dtype.name in _HALF
     x = _m.cast(inputs, _dt.float32) if half else inputs  # 16-bit inputs: float32 math
+    vbs = self.virtual_batch_size
+    if vbs is not None:
+      # NOTE: as Keras, ghost batches only when training is known to be True; else one
+      # batch (a training flag known only when the graph runs included)
+      known = training is True or (isinstance(training, EagerTensor) and bool(training))
+      rest = _a.shape(x)[1:]
+      original = _a.concat([[-1], rest], 0)
+      x = _a.reshape(x, _a.concat([[vbs, -1] if known else [-1, 1], rest], 0))
     if training is None or training is False or not self.trainable:
       out = self._normalize(x, self.moving_mean, self.moving_variance)
     else:
       out = smart_cond(training, lambda: self._train(x, mask),
                        lambda: self._normalize(x, self.moving_mean, self.moving_variance))
+    if vbs is not None:
+      out = _a.reshape(out, original)
     return _m.cast(out, inputs.dtype) if half else out
 
   def compute_output_shape(self, input_shape):
@@ -294,6 +327,8 @@ class BatchNormalization(Layer):
     if self.renorm:
       config.update(renorm=True, renorm_clipping=self.renorm_clipping,
                     renorm_momentum=self.renorm_momentum)
+    if self.virtual_batch_size is not None:
+      config["virtual_batch_size"] = self.virtual_batch_size
     if self.adjustment is not None:
       warnings.warn("The `adjustment` function of this `BatchNormalization` layer cannot be "
                     "serialized and has been omitted from the layer config. It will not be "

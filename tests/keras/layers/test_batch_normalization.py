@@ -76,8 +76,16 @@ def test_fused_decision_as_tf_keras():
     (lambda: L.BatchNormalization(axis=-4), (2, 3, 3, 2), ValueError,
      "Unsupported axis. The use of `fused=True` is only possible with `axis=1` or `axis=3` "
      "for 4D input tensors. Received: axis=(0,)"),
-    (lambda: L.BatchNormalization(virtual_batch_size=2), None, NotImplementedError,
-     "virtual_batch_size"),
+    (lambda: L.BatchNormalization(virtual_batch_size=0), (8, 3), ValueError,
+     "`virtual_batch_size` must be a positive integer that divides the true batch size of "
+     "the input tensor. Received: virtual_batch_size=0"),
+    (lambda: L.BatchNormalization(virtual_batch_size=2, axis=0), (8, 3), ValueError,
+     "When using `virtual_batch_size`, the batch dimension must be 0 and thus axis cannot "
+     "include 0. Received axis=[0]"),
+    (lambda: L.BatchNormalization(virtual_batch_size=2, adjustment=lambda s: (1.0, 0.0)),
+     (8, 3), ValueError, "When using `virtual_batch_size`, adjustment cannot be specified"),
+    (lambda: L.BatchNormalization(virtual_batch_size=2, fused=True), None, ValueError,
+     "Passing `fused=True` is not supported when `virtual_batch_size` is specified."),
     (lambda: L.BatchNormalization(renorm=True, renorm_clipping={"x": 1}), None, ValueError,
      "Received invalid keys for `renorm_clipping` argument: {'x': 1}. Supported values: "
      "['rmax', 'rmin', 'dmax']."),
@@ -336,3 +344,30 @@ def test_adjustment_scales_and_shifts_in_training_only():
       bn.moving_variance.numpy() + 1e-3) + 1.0, rtol=1e-5, atol=1e-5)
   with pytest.warns(UserWarning, match="`adjustment` function"):
     assert "adjustment" not in bn.get_config()
+
+
+def test_virtual_batches():
+  rng = np.random.RandomState(0)
+  x = (rng.randn(8, 3) * 2 + 1).astype(np.float32)
+  bn = L.BatchNormalization(virtual_batch_size=2, momentum=0.5)
+  y = bn(x, training=True).numpy()
+  # ghost batch j holds rows j and j + 4 (the batch reshaped to (2, 4, 3))
+  g = x.reshape(2, 4, 3)
+  want = ((g - g.mean(0)) / np.sqrt(g.var(0) + 1e-3)).reshape(8, 3)
+  np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
+  np.testing.assert_allclose(bn.moving_mean.numpy().ravel(), 0.5 * g.mean(0).mean(0), rtol=1e-5)
+  np.testing.assert_allclose(bn.moving_variance.numpy().ravel(),
+                             0.5 + 0.5 * g.var(0).mean(0), rtol=1e-5)
+  assert bn.gamma.shape == (1, 1, 3) and bn.axis == [2]
+  assert bn.get_config()["virtual_batch_size"] == 2
+  # a training flag known only when the graph runs: one batch, as Keras
+  step = tf.function(lambda v, t: bn(v, training=t))
+  np.testing.assert_allclose(step(x, tf.constant(True)).numpy()[0, :3],
+                             [1.2585, -0.103, 1.017], atol=1e-3)
+  np.testing.assert_allclose(bn.moving_variance.numpy().ravel(), [1.4506, 1.7087, 3.7276],
+                             rtol=1e-4)  # tf_keras 2.21's after both steps
+  inference = bn(x).numpy()
+  np.testing.assert_allclose(inference, (x - bn.moving_mean.numpy().ravel()) / np.sqrt(
+      bn.moving_variance.numpy().ravel() + 1e-3), rtol=1e-4, atol=1e-4)
+  with pytest.raises(tf.errors.InvalidArgumentError, match="Input to reshape"):
+    L.BatchNormalization(virtual_batch_size=3)(x, training=True)
