@@ -91,3 +91,28 @@ def test_subclassed_model_lists_its_own_weights_last():
       "m/blk/bbn/moving_variance:0", "m/blk/bd2/kernel:0", "m/blk/bd2/bias:0", "m/fz/gamma:0",
       "m/fz/beta:0", "m/fz/moving_mean:0", "m/fz/moving_variance:0", "m/c/kernel:0",
       "m/c/bias:0"]
+
+
+class _Tracked(tf.keras.Model):
+  def __init__(self):
+    super().__init__(name="t")
+    self.d = L.Dense(1, name="d")
+    self.tracker = tf.keras.metrics.Mean(name="tracker")
+    self.sums = [tf.keras.metrics.Sum(name="s")]
+
+  def call(self, x):
+    return self.d(x)
+
+
+def test_metrics_held_by_a_model_count_as_its_weights():
+  m = _Tracked()
+  m(tf.ones([2, 3]))
+  # as tf_keras: a metric attribute's state is among the (non-trainable) weights
+  assert _names(m.weights) == ["t/d/kernel:0", "t/d/bias:0", "total:0", "count:0", "total:0"]
+  assert _names(m.non_trainable_weights) == ["total:0", "count:0", "total:0"]
+  assert _names(m.trainable_weights) == ["t/d/kernel:0", "t/d/bias:0"]
+  assert len(m.get_weights()) == 5 and [type(x).__name__ for x in m.layers] == ["Dense"]
+  compiled = tf.keras.Sequential([tf.keras.Input((3,)), L.Dense(2, name="dd")])
+  compiled.compile("sgd", "mse", metrics=["mae"])
+  compiled.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)
+  assert _names(compiled.weights) == ["dd/kernel:0", "dd/bias:0"]  # compiled metrics: not

@@ -357,19 +357,24 @@ class Layer(Module):
   # --------------------------------------------------------------- tracking
   def _tl_sublayers(self):
     """Layers held directly in this layer's attributes, in assignment order."""
+    return self._tl_held(Layer)
+
+  def _tl_held(self, kinds):
+    """Objects of `kinds` held directly in this layer's attributes (lists and dicts
+    included), in assignment order."""
     out = []
     skip = self._TL_UNTRACKED
     for name, value in self.__dict__.items():
       if name.startswith("_tl_") or name in skip:
         continue
-      if isinstance(value, Layer):
+      if isinstance(value, kinds):
         if value is not self and all(value is not o for o in out):
           out.append(value)
       elif isinstance(value, (list, tuple, dict)) and value:
         leaves = []
         _flat_leaves(value, leaves)
         for v in leaves:
-          if isinstance(v, Layer) and v is not self and all(v is not o for o in out):
+          if isinstance(v, kinds) and v is not self and all(v is not o for o in out):
             out.append(v)
     return out
 
