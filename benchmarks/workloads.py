@@ -425,6 +425,19 @@ def w3_tiny_ops_while(repeat):
   yield ("W3 tf.range loop (per iteration)", tl / 1000, npy / 1000, "us", "<= 2x NumPy loop")
 
 
+def w4_call_with_variables(repeat):
+  """The call overhead of a tf.function given W4's tensors and its 4 weights (tf.Variables)
+  as arguments, against one given the tensors only (the same tiny graph)."""
+  _warm_tracing()
+  x, y, params = _w4_data()
+  f = tf.function(lambda x, y, w1, b1, w2, b2: x[0, 0] + 1.0)
+  g = tf.function(lambda x, y: x[0, 0] + 1.0)
+  f(x, y, *params)
+  g(x, y)
+  tl, npy = time_pair(lambda: f(x, y, *params), lambda: g(x, y), repeat)
+  yield ("tf.function call, + 4 Variable args", tl, npy, "us", "-")
+
+
 ALL = [
     ("w3_eager", w3_tiny_ops_eager),
     ("w3_graph", w3_tiny_ops_graph),
@@ -436,6 +449,7 @@ ALL = [
     ("w4_hand_adam", w4_hand_adam),
     ("w1_keras", w1_keras),
     ("w4_keras", w4_keras),
+    ("w4_call_variables", w4_call_with_variables),
     ("w2", w2_matmul_chain),
     ("w5", w5_conv),
 ]

@@ -11,7 +11,7 @@ from tensorlet.ops.nn_ops import (  # noqa: F401
     gelu, l2_loss, leaky_relu, log_poisson_loss, log_softmax, moments, relu, relu6,
     scale_regularization_loss, selu, sigmoid_cross_entropy_with_logits, silu, softmax,
     softmax_cross_entropy_with_logits, softplus, softsign, sparse_softmax_cross_entropy_with_logits,
-    swish, weighted_cross_entropy_with_logits, zero_fraction)
+    swish, weighted_cross_entropy_with_logits, weighted_moments, zero_fraction)
 
 from tensorlet.ops import dispatch as _dispatch  # noqa: E402
 _dispatch.install(globals(), "nn")

@@ -497,6 +497,11 @@ class DatasetV2:
     from tensorlet.data.distribute_input import _ConsecutiveDataset
     return _ConsecutiveDataset(self, count)
 
+  def _tl_synchronized_steps(self, count, per, pieces, agree):
+    """The steps of one of several workers reading different files (a hook)."""
+    from tensorlet.data.distribute_input import _SynchronizedStepsDataset
+    return _SynchronizedStepsDataset(self, count, per, pieces, agree)
+
   def with_options(self, options, name=None):
     """This dataset with `options` set (merged over the options set upstream)."""
     from tensorlet.data.options import Options

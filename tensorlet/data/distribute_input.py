@@ -123,3 +123,52 @@ class _ConsecutiveDataset(DatasetV2):
   def _cardinality(self):
     n = self._inputs[0]._cardinality()
     return -(-n // self._count) if n >= 0 else n
+
+
+class _SynchronizedStepsDataset(DatasetV2):
+  """The steps of one worker of several that read different files (FILE sharding) in a
+  tf.function loop: tuples of `count` pieces (one per local replica) of `per` rows cut
+  from this worker's batches (`per` None: each batch cut into `pieces` parts). Before
+  each step `agree(n)` sums over the workers the pieces each one has; the loop goes on
+  while any worker has one, and replicas without data get empty batches (0 rows), as
+  TF's loops over multi-worker datasets do, so every worker runs the same steps."""
+
+  _op_name = "TensorletSynchronizedStepsDataset"
+
+  def __init__(self, input_ds, count, per, pieces, agree):
+    spec = input_ds.element_spec
+    flat = structure.flatten(spec)
+    if not all(isinstance(s, TensorSpec) and s.shape.rank != 0 for s in flat):
+      raise NotImplementedError(
+          "a tf.function loop over a dataset sharded by files across workers needs batched "
+          f"dense tensors (rank >= 1) in tensorlet; got {spec}")
+    self._count, self._per, self._pieces, self._agree = count, per, pieces, agree
+    self._empty = [np.zeros([0] + [d if d is not None else 0 for d in s.shape.as_list()[1:]],
+                            s.dtype.as_numpy_dtype) for s in flat]
+    one = structure.pack(spec, [_relaxed(s) for s in flat])
+    self._setup([input_ds], [], tuple([one] * count))
+
+  def _cut(self, it):
+    for flat in it:
+      rows = np.shape(flat[0])[0]
+      per = self._per or max(1, -(-rows // self._pieces))
+      for i in range(0, rows, per):
+        yield [np.asarray(v)[i:i + per] for v in flat]
+
+  def _flat_iter(self):
+    k = self._count
+    pieces = self._cut(self._inputs[0]._flat_iter())
+    while True:
+      group = []
+      for p in pieces:
+        group.append(p)
+        if len(group) == k:
+          break
+      if self._agree(len(group)) == 0:
+        return
+      while len(group) < k:
+        group.append([e[:0] for e in group[0]] if group else list(self._empty))
+      yield [v for e in group for v in e]
+
+  def _cardinality(self):
+    return -2  # unknown: it depends on the other workers

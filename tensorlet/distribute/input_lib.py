@@ -335,6 +335,21 @@ class DistributedDataset:
           "every worker steps through whole (auto_shard_policy OFF or FILE) is not "
           "implemented in tensorlet; iterate it outside the tf.function")
     n, k = ext._num_replicas_in_sync, ext._num_local
+    if self._mode == "files":
+      # Workers read different files, so their step counts may differ (files % workers
+      # != 0): every step agrees across the workers whether any still has data.
+      coll = ext._collectives
+      size = self._dataset._tl_batch_size() if hasattr(self._dataset, "_tl_batch_size") \
+          else None
+
+      def agree(count):
+        (total,) = coll.all_reduce([np.array(count, np.int64)], "sum")
+        return int(total)
+      steps = self._dataset._tl_synchronized_steps(k, -(-size // n) if size else None, n,
+                                                   agree)
+      steps.__tl_for_stmt__(None, lambda e: body(_per_replica(list(e))), get_state,
+                            set_state, symbol_names, opts)
+      return
 
     def steps(e):  # one global batch: workers' worth of steps, unrolled in the body
       pieces = _all_pieces(e, n)

@@ -566,6 +566,27 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
 
 
 @name_scoped
+def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
+  """(mean, variance) of `x` over `axes`, each element counted `frequency_weights`
+  times (broadcast against `x`); 0 where the weights sum to 0. float16 is computed
+  in float32, as TF does."""
+  x = convert_to_tensor(x)
+  w = convert_to_tensor(frequency_weights)
+  y = _m.cast(x, _dt.float32) if x.dtype is _dt.float16 else x
+  if w.dtype is not y.dtype:
+    w = _m.cast(w, y.dtype)
+  total = _m.reduce_sum(w + _a.zeros_like(y), axis=axes, keepdims=True)
+  mean = _m.div_no_nan(_m.reduce_sum(w * y, axis=axes, keepdims=True), total)
+  dist = _m.reduce_sum(w * _m.squared_difference(y, mean), axis=axes, keepdims=True)
+  variance = _m.div_no_nan(dist, total)
+  if not keepdims:
+    mean, variance = _a.squeeze(mean, axes), _a.squeeze(variance, axes)
+  if x.dtype is _dt.float16:
+    return _m.cast(mean, x.dtype), _m.cast(variance, x.dtype)
+  return mean, variance
+
+
+@name_scoped
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
   """(x - mean) * scale / sqrt(variance + epsilon) + offset (offset/scale may be None)."""
   x = convert_to_tensor(x)

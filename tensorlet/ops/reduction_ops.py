@@ -49,8 +49,10 @@ def _np_reduce(fn):
   return k
 
 
-Sum = op("Sum", dtypes=NUMERIC, shape=_reduce_shape, grad_shape="exact")(_np_reduce(np.sum))
-Prod = op("Prod", dtypes=NUMERIC, shape=_reduce_shape)(_np_reduce(np.prod))
+# NOTE: the ufuncs' reduce is what np.sum / np.prod call, without their ~1.5 us wrapper
+Sum = op("Sum", dtypes=NUMERIC, shape=_reduce_shape, grad_shape="exact")(
+    _np_reduce(np.add.reduce))
+Prod = op("Prod", dtypes=NUMERIC, shape=_reduce_shape)(_np_reduce(np.multiply.reduce))
 def _np_extreme(fn, identity):
   plain = _np_reduce(fn)
 

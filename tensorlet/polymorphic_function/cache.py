@@ -9,7 +9,9 @@ trace under reduce_retracing (the most specific common supertype of the new
 types and the latest compatible trace: differing dims become None).
 
 `fast` maps the (dtype, shape) pairs of an all-eager-tensor positional call
-straight to its trace; it is filled from the general lookup, so both agree.
+straight to its trace, and `fast_variables` the key of a positional call of eager
+tensors and tf.Variables (polymorphic._variable_call_key); both are filled from the
+general lookup, so all agree.
 """
 
 __all__ = ["FunctionCache"]
@@ -21,12 +23,13 @@ def _subtype(a, b):
 
 class FunctionCache:
 
-  __slots__ = ("_exact", "traces", "fast")
+  __slots__ = ("_exact", "traces", "fast", "fast_variables")
 
   def __init__(self):
     self._exact = {}
     self.traces = []      # [(types, ConcreteFunction)] in trace order
     self.fast = {}
+    self.fast_variables = {}
 
   def get(self, types):
     return self._exact.get(types)

@@ -19,12 +19,30 @@ from tensorlet.polymorphic_function import user_code
 from tensorlet.graph.graph import FuncGraph
 from tensorlet.tensor import EagerTensor, Tensor, convert_to_tensor
 from tensorlet.tensor_spec import TensorSpec
+from tensorlet.variables import Variable
 from tensorlet.composite_tensor import TypeSpec
 
 __all__ = ["function", "Function"]
 
 _RETRACE_WARN_AT = 5
 _VAR = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+
+
+def _variable_call_key(args):
+  """The fast-path key of positional eager tensors and plain tf.Variables: what their
+  trace types hold ((dtype, shape) of a tensor; dtype, declared shape, trainability and
+  which earlier argument it is the same variable as, of a variable); None for any other
+  argument."""
+  key, ids = [], {}
+  for a in args:
+    t = type(a)
+    if t is EagerTensor:
+      key.append((a._dtype._enum, a._value.shape))
+    elif t is Variable:
+      key.append((a._dtype._enum, a._shape._dims, a._trainable, ids.setdefault(id(a), len(ids))))
+    else:
+      return None
+  return tuple(key)
 
 
 class Function:
@@ -124,8 +142,14 @@ class Function:
         fast = False
       else:
         cf = self._cache.fast.get(fkey)
-        if cf is not None and all(type(a) is EagerTensor for a in args):
+        tensors = all(type(a) is EagerTensor for a in args)
+        if cf is not None and tensors:
           return cf._call_flat(args)
+        if not tensors:  # tf.Variables among the tensors (a train step given its weights)
+          fkey = _variable_call_key(args)
+          cf = self._cache.fast_variables.get(fkey)
+          if cf is not None:
+            return cf._call_flat([a if type(a) is EagerTensor else a._handle for a in args])
     values = self._function_type.bind(args, kwargs)
     if self._input_signature is not None:
       cf, values = self._signature_concrete(values)
@@ -136,6 +160,8 @@ class Function:
         cf = self._trace_new(types, values)
       if fast and all(type(a) is EagerTensor for a in args):
         self._cache.fast[fkey] = cf
+      elif fast and fkey is not None:
+        self._cache.fast_variables[fkey] = cf
     return cf._call_flat(cf.function_type.to_tensors(values))
 
   def get_concrete_function(self, *args, **kwargs):

@@ -13,7 +13,7 @@ import types
 
 import numpy as np
 
-__all__ = ["prepared", "filtering_enabled", "filter_traceback", "filter_methods"]
+__all__ = ["prepared", "user_block", "filtering_enabled", "filter_traceback", "filter_methods"]
 
 _INTERNAL = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
              os.path.dirname(os.path.abspath(np.__file__)) + os.sep, "<frozen ")
@@ -50,8 +50,16 @@ def _user_block(e, frames):
     src = linecache.getline(filename, lineno).strip()
     if src:
       lines.append(f"        {src}")
-  lines += ["", f"    {type(e).__name__}: {_message(e)}", ""]
+  # TF indents every line of a message of several lines under the frames
+  message = f"{type(e).__name__}: {_message(e)}".replace("\n", "\n    ")
+  lines += ["", f"    {message}", ""]
   return "\n".join(lines)
+
+
+def user_block(e):
+  """TF's "in user code:" text for `e` (the user frames its traceback holds under
+  tensorlet's), or None where it passed through no user frame."""
+  return _user_block(e, list(_frames(e.__traceback__)))
 
 
 def _message(e):

@@ -62,20 +62,26 @@ def worker(index, d, out):
     json.dump(res, f)
 
 
-if __name__ == "__main__":
-  if len(sys.argv) > 1:
-    worker(int(sys.argv[1]), sys.argv[2], sys.argv[3])
-    sys.exit(0)
+def two_tf_workers(script):
+  """Runs `script` as TF workers 0 and 1 (argv: index, a shared files folder, an output
+  JSON file) at once; their outputs, in worker order."""
   env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
   with tempfile.TemporaryDirectory() as d:
     files = os.path.join(d, "files")
     os.makedirs(files)
     outs = [os.path.join(d, f"w{i}.json") for i in range(2)]
-    procs = [subprocess.Popen([sys.executable, __file__, str(i), files, outs[i]], env=env)
+    procs = [subprocess.Popen([sys.executable, script, str(i), files, outs[i]], env=env)
              for i in range(2)]
     for p in procs:
       p.wait(timeout=300)
-    results = [json.load(open(o)) for o in outs]
+    return [json.load(open(o)) for o in outs]
+
+
+if __name__ == "__main__":
+  if len(sys.argv) > 1:
+    worker(int(sys.argv[1]), sys.argv[2], sys.argv[3])
+    sys.exit(0)
+  results = two_tf_workers(__file__)
   merged = {k: [results[0][k], results[1][k]] for k in results[0]}
   with open(os.path.join(HERE, "tf_auto_shard.json"), "w") as f:
     json.dump(merged, f, indent=0)

@@ -81,7 +81,8 @@ LAYERS = [
      "8 values, but the requested shape has 10"),
     ("batchnorm_axis_out_of_range",
      lambda: keras.layers.BatchNormalization(axis=5)(tf.ones([2, 4])), ValueError,
-     "Invalid axis: 5"),
+     r"Invalid value for `axis` argument. Expected 0 <= axis < inputs.rank \(with "
+     r"inputs.rank=2\). Received: axis=\(5,\)"),
     ("input_negative_dim", lambda: keras.Input(shape=(-2,)), ValueError,
      "Dimension -2 must be >= 0"),
     ("input_no_shape", lambda: keras.Input(), ValueError, "provide to Input a `shape`"),

@@ -163,6 +163,9 @@ def _to_tensor(x, dtype):
     return x
   if isinstance(x, Variable):
     return _to_tensor(x._as_tensor(), dtype)
+  if type(x) in (int, float):  # Python numbers convert as TF's do (int32, float32)
+    x = convert_to_tensor(x)
+    return _to_tensor(x, dtype)
   if isinstance(x, (np.ndarray, np.generic, float, int)) and not isinstance(x, bool):
     a = np.asarray(x)
     if dtype is not None and a.dtype.kind == "f":
@@ -354,19 +357,24 @@ class Layer(Module):
   # --------------------------------------------------------------- tracking
   def _tl_sublayers(self):
     """Layers held directly in this layer's attributes, in assignment order."""
+    return self._tl_held(Layer)
+
+  def _tl_held(self, kinds):
+    """Objects of `kinds` held directly in this layer's attributes (lists and dicts
+    included), in assignment order."""
     out = []
     skip = self._TL_UNTRACKED
     for name, value in self.__dict__.items():
       if name.startswith("_tl_") or name in skip:
         continue
-      if isinstance(value, Layer):
+      if isinstance(value, kinds):
         if value is not self and all(value is not o for o in out):
           out.append(value)
       elif isinstance(value, (list, tuple, dict)) and value:
         leaves = []
         _flat_leaves(value, leaves)
         for v in leaves:
-          if isinstance(v, Layer) and v is not self and all(v is not o for o in out):
+          if isinstance(v, kinds) and v is not self and all(v is not o for o in out):
             out.append(v)
     return out
 
@@ -693,11 +701,14 @@ class Layer(Module):
       if self.built and ctx.graph is None:
         if self.input_spec is not None:
           _check_input_spec(self, self.input_spec, args[0])
-        outputs = self.call(*args, **kwargs)
+        try:
+          outputs = self.call(*args, **kwargs)
+        except Exception as e:
+          self._tl_call_error(e, args, kwargs, False)
       else:
         outputs = self._tl_call_slow(args, kwargs)
     except (AttributeError, IndexError) as e:
-      if _tensor_inputs(args[0]):
+      if _tensor_inputs(args[0]) or hasattr(e, "_keras_call_info_injected"):
         raise
       raise TypeError(f"Layer {self.name!r} ({type(self).__name__}) cannot be called on "
                       f"{_describe_inputs(args[0])}: it takes a tensor (or a list of tensors "
@@ -722,10 +733,26 @@ class Layer(Module):
         self._maybe_build(args[0])
       if self.input_spec is not None:
         _check_input_spec(self, self.input_spec, args[0])
-      if ctx.graph is not None and self._tl_sig.convert:
-        from tensorlet.autograph.api import converted_call
-        return converted_call(self.call, args, kwargs)
-      return self.call(*args, **kwargs)
+      converted = ctx.graph is not None and self._tl_sig.convert
+      try:
+        if converted:
+          from tensorlet.autograph.api import converted_call
+          return converted_call(self.call, args, kwargs)
+        return self.call(*args, **kwargs)
+      except Exception as e:
+        self._tl_call_error(e, args, kwargs, converted)
+
+  def _tl_call_error(self, e, args, kwargs, converted):
+    """Raises `e` from `call` again with Keras' layer context (keras/utils/traceback_utils.py).
+    AttributeError and IndexError on inputs that are not tensors are left to `__call__`,
+    which reports the inputs instead."""
+    if isinstance(e, (AttributeError, IndexError)) and not _tensor_inputs(args[0]):
+      raise e
+    from tensorlet.keras.utils.traceback_utils import with_call_info
+    new = with_call_info(self, e, args, kwargs, converted)
+    if new is e:
+      raise e
+    raise new.with_traceback(e.__traceback__) from None
 
   def _tl_activity_loss(self, outputs):
     for out in nest.flatten(outputs):

@@ -258,6 +258,7 @@ def any_keras_tensor(args, kwargs):
 def _run_on_placeholders(layer, args, kwargs):
   """Calls `layer` on scratch-graph placeholders standing for the KerasTensors."""
   graph = FuncGraph("keras_scratch")
+  graph._tl_keras_layer = layer  # its error context quotes the name as Keras' does here
   saved_scope = ctx.scope
   ctx.scope = ""  # NOTE: weights built here are named "dense/kernel:0", as in Keras.
   try:

@@ -103,7 +103,17 @@ class Sequential(Model):
     if not self.built:
       # NOTE: as Keras, the symbolic build forgets the batch size of the first batch.
       shape = TensorShape(inputs.shape).as_list()
-      self.build([None] + shape[1:])
+      if isinstance(inputs, keras_tensor.KerasTensor):
+        self.build([None] + shape[1:])
+      else:
+        try:
+          self.build([None] + shape[1:])
+        except Exception:
+          # NOTE: as Keras, a stack that cannot be traced on a symbolic input runs layer
+          # by layer on the real one (a failing layer reports its error from there).
+          self._tl_input = self._tl_output = None
+          self._tl_build_input_shape = TensorShape(shape)
+          self.built = True
     super()._maybe_build(inputs)
 
   @property

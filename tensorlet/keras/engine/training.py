@@ -33,6 +33,10 @@ def _to_python(logs):
   return {k: value(v) for k, v in logs.items()}
 
 
+_METRIC_ATTR = {"weights": "variables", "trainable_weights": "trainable_variables",
+                "non_trainable_weights": "non_trainable_variables"}
+
+
 class Model(Layer):
   """Groups layers into an object with training and inference features.
 
@@ -119,6 +123,44 @@ class Model(Layer):
     if not self._is_compiled:
       raise RuntimeError("You must compile your model before training/testing. Use "
                          "`model.compile(optimizer, loss)`.")
+
+  # ------------------------------------------------------------------ weights
+  # NOTE: as Keras 2, a model lists its weights layer by layer (each layer's own order;
+  # a metric held in an attribute counts as a layer of non-trainable weights), then the
+  # model's own; a layer lists its own first (base_layer._tl_split).
+  def _tl_by_layer(self, attr, own):
+    from tensorlet.keras.metrics import Metric
+    if type(self)._tl_sublayers is Layer._tl_sublayers:
+      held = self._tl_held((Layer, Metric))
+    else:  # Sequential, functional: their layers
+      held = self._tl_sublayers()
+    out, seen = [], set()
+    for w in [w for obj in held for w in getattr(
+        obj, attr if isinstance(obj, Layer) else _METRIC_ATTR[attr])] + own:
+      if id(w) not in seen:
+        seen.add(id(w))
+        out.append(w)
+    return out
+
+  def _tl_own(self, trainable):
+    return [w for w in self._tl_weights if bool(w.trainable) == trainable]
+
+  @property
+  def trainable_weights(self):
+    if not self._tl_trainable:
+      return []
+    return self._tl_by_layer("trainable_weights", self._tl_own(True))
+
+  @property
+  def non_trainable_weights(self):
+    if not self._tl_trainable:
+      return self._tl_by_layer("trainable_weights", self._tl_own(True)) + \
+          self._tl_by_layer("non_trainable_weights", self._tl_own(False))
+    return self._tl_by_layer("non_trainable_weights", self._tl_own(False))
+
+  @property
+  def weights(self):
+    return self._tl_by_layer("weights", self._tl_own(True) + self._tl_own(False))
 
   # ------------------------------------------------------------------ metrics
   @property
