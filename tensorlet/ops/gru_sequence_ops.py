@@ -26,7 +26,8 @@ from tensorlet.ops._common import name_scoped
 from tensorlet.ops.registry import op
 from tensorlet.ops.rnn_sequence_ops import (_BLOCK, _kept_rows, _scale, _sigmoid_inplace,
                                             check_shapes, def_sequence_grad, masks_or_ones,
-                                            recurrent_kernel_grad, reverse_loop)
+                                            recurrent_kernel_grad, recurrent_matmul,
+                                            reverse_loop)
 from tensorlet.tensor_shape import TensorShape
 
 __all__ = ["gru_sequence"]
@@ -68,11 +69,7 @@ def _forward(xp, h0, r, rb, mask, scale):
   _bt.gemm(batch, u3, u)
   for t in range(steps):
     x = xp[t]
-    if scale is None:
-      np.matmul(h, r, out=rec)
-    else:
-      np.multiply(h, scale, out=tmp)
-      np.matmul(tmp, r, out=rec)
+    recurrent_matmul(h, r, scale, tmp, rec)
     rec += rb
     zr = zrs[t]
     np.add(x[:, :2 * u], rec[:, :2 * u], out=zr)

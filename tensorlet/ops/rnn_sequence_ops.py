@@ -83,11 +83,7 @@ def _forward(xp, h0, c0, r, mask, scale):
   # elementwise op writes into a preallocated buffer (no allocation in the loop).
   for t in range(steps):
     z = gates[t]
-    if scale is None:
-      np.matmul(h, r, out=z)
-    else:
-      np.multiply(h, scale, out=hd)
-      np.matmul(hd, r, out=z)
+    recurrent_matmul(h, r, scale, hd, z)
     z += xp[t]
     zg = z[:, 2 * u:3 * u]
     np.tanh(zg, out=tmp)
@@ -104,6 +100,15 @@ def _forward(xp, h0, c0, r, mask, scale):
       np.copyto(hs[t], h, where=keep[t])
     h, c = hs[t], c_t
   return hs, cs, gates, tcs
+
+
+def recurrent_matmul(h, r, scale, scratch, out):
+  """out = (h * scale) @ r, or h @ r where `scale` is None (`scratch` holds h * scale)."""
+  if scale is None:
+    np.matmul(h, r, out=out)
+  else:
+    np.multiply(h, scale, out=scratch)
+    np.matmul(scratch, r, out=out)
 
 
 def _scale(scale, dt):
