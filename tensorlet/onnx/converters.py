@@ -6,6 +6,8 @@ ONNX's Conv and pools are NCHW.
 """
 import numpy as np
 
+from tensorlet.onnx.rnn_converters import RNN_CONVERTERS, RNN_LIMITS
+
 __all__ = ["CONVERTERS", "LIMITS"]
 
 _BIG = np.iinfo(np.int64).max
@@ -218,6 +220,38 @@ def _while(s, op, ins):
   return outs + [None]  # NOTE: the loop history (for gradients) has no ONNX value
 
 
+def _gather(s, op, ins):
+  return s.node("Gather", ins[:2], axis=int(op.attrs.get("axis", 0)))
+
+
+def _gather_limit(op):
+  return "batch_dims" if op.attrs.get("batch_dims") else None
+
+
+def _fill(s, op, ins):
+  return s.node("Expand", [ins[1], _int64(s, ins[0])])
+
+
+def _like(value):
+  def conv(s, op, ins):
+    one = s.b.constant(np.array(value, op.outputs[0].dtype._np))
+    return s.node("Expand", [one, s.node("Shape", ins)[0]])
+  return conv
+
+
+def _cumsum(s, op, ins):
+  a = op.attrs
+  return s.node("CumSum", [ins[0], s.b.constant(np.array(int(a["axis"]), np.int64), "axis")],
+                exclusive=int(bool(a.get("exclusive"))), reverse=int(bool(a.get("reverse"))))
+
+
+def _reverse(s, op, ins):
+  y = ins[0]
+  for axis in op.attrs["axis"]:
+    y = s.node("Slice", [y] + [_axes(s, [v]) for v in (-1, -_BIG, axis, -1)])[0]
+  return [y]
+
+
 def _call(s, op, ins):
   """A call of another tf.function: its graph inlined (ONNX has no calls)."""
   f = op.attrs["f"]
@@ -235,6 +269,8 @@ CONVERTERS.update({
     "Relu6": _relu6, "Transpose": _transpose, "ConcatV2": _concat, "Pack": _pack,
     "ExpandDims": _expand_dims, "Squeeze": _squeeze, "If": _if, "StatelessIf": _if,
     "While": _while, "StridedSlice": _strided_slice, "PartitionedCall": _call,
-    "StatefulPartitionedCall": _call})
+    "StatefulPartitionedCall": _call, "GatherV2": _gather, "Fill": _fill,
+    "OnesLike": _like(1), "ZerosLike": _like(0), "Cumsum": _cumsum, "ReverseV2": _reverse})
+CONVERTERS.update(RNN_CONVERTERS)
 # Converters that handle only some uses of their op: op -> (op -> reason it cannot, or None).
-LIMITS = {"StridedSlice": _slice_limit}
+LIMITS = {"StridedSlice": _slice_limit, "GatherV2": _gather_limit, **RNN_LIMITS}

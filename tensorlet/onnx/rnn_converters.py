@@ -1,0 +1,151 @@
+"""Converters of the one-op recurrent layers (LSTMSequence, GRUSequence and their masked
+forms) to ONNX's LSTM and GRU operators.
+
+The sequence ops take the input projection already done (xp = x @ kernel + bias per
+step), so the ONNX operator gets xp as its input X with a 0/1 input weight W that only
+reorders the gates (Keras' LSTM order i, f, c, o; ONNX's i, o, f, c; GRU z, r, h in
+both): multiplying by ones and adding exact zeros leaves xp unchanged.
+
+A Keras mask keeps a row's states at its masked steps, wherever they are (left padding
+too). ONNX's sequence_lens only ends rows early, so a masked op moves each row's
+unmasked steps to the front (in order), runs the operator for as many steps as the row
+has, and reads the state at step t back as the state after the row's first cumsum(mask)[t]
+unmasked steps (h0 before any): the same states for any mask.
+
+ONNX returns the cell state c at the last step only; the converters accept an LSTM whose
+c is read only as c[-1] (what the Keras layers do) and say so otherwise.
+"""
+import numpy as np
+
+__all__ = ["RNN_CONVERTERS", "RNN_LIMITS"]
+
+_LSTM_ORDER = (0, 3, 1, 2)  # ONNX's i, o, f, c as Keras gate blocks
+
+
+def _consumers(t):
+  """The ops of t's graph that read t, and whether the graph returns it."""
+  g = t.op.graph
+  users = [o for o in g.get_operations() if any(i is t for i in o.inputs)]
+  return users, any(o is t for o in g.outputs)
+
+
+def _units(op):
+  r = op.inputs[3 if op.type.endswith("LSTMSequence") else 2]
+  return r.shape[0] if r.shape.rank == 2 else None
+
+
+def _limit(op):
+  gates = 4 if op.type.endswith("LSTMSequence") else 3
+  if _units(op) is None:
+    return "a recurrent kernel of unknown shape"
+  if op.type.startswith("Masked"):
+    scale = op.inputs[5].op
+    if scale.type != "OnesLike":
+      return "recurrent dropout (a recurrent scale that is not all ones)"
+  if gates == 4:
+    users, returned = _consumers(op.outputs[1])
+    if returned or any(u.type != "StridedSlice" or u.attrs["spec"][:1] != (("i", -1),)
+                       for u in users):
+      return "its cell state read at steps other than the last (ONNX's LSTM returns " \
+             "only the last)"
+  kept = op.outputs[2:] if gates == 4 else op.outputs[1:]
+  if any(_consumers(t)[0] or _consumers(t)[1] for t in kept):
+    return "its gradient-only outputs read"
+  return None
+
+
+def _c(s, array, hint="const"):
+  return s.b.constant(np.asarray(array), hint)
+
+
+def _i64(s, values):
+  return _c(s, np.asarray(values, np.int64), "axes")
+
+
+def _unsqueeze0(s, name):
+  return s.node("Unsqueeze", [name, _i64(s, [0])])[0]
+
+
+def _compact(s, xp, mask):
+  """(xp with each row's unmasked steps moved to the front in order, cumsum of the mask
+  over time [T, B] int64, the number of unmasked steps per row [B] int64)."""
+  m = s.node("Cast", s.node("Squeeze", [mask, _i64(s, [2])]), to=s.b.onnx_type_of(np.int64))[0]
+  cum = s.node("CumSum", [m, _c(s, np.int64(0), "axis")])[0]
+  count = s.node("ReduceSum", [m, _i64(s, [0])], keepdims=0)[0]
+  steps = s.node("Gather", [s.node("Shape", [m])[0], _c(s, np.int64(0), "zero")], axis=0)[0]
+  t = s.node("Range", [_c(s, np.int64(0), "zero"), steps, _c(s, np.int64(1), "one")])[0]
+  t = s.node("Unsqueeze", [t, _i64(s, [1])])[0]
+  # unmasked step t goes to cum[t] - 1; masked ones follow the unmasked, in order
+  kept = s.node("Sub", [cum, _c(s, np.int64(1), "one")])[0]
+  after = s.node("Add", [count, s.node("Sub", [t, cum])[0]])[0]
+  dest = s.node("Where", [s.node("Cast", [m], to=s.b.onnx.TensorProto.BOOL)[0], kept, after])[0]
+  dest = s.node("Expand", [s.node("Unsqueeze", [dest, _i64(s, [2])])[0],
+                           s.node("Shape", [xp])[0]])[0]
+  moved = s.node("ScatterElements", [xp, dest, xp], axis=0)[0]
+  return moved, cum, count
+
+
+def _states(s, y, h0, cum):
+  """The state at every step [T, B, U] from ONNX's Y [T, 1, B, U]: unmasked, Y itself;
+  masked, h0 or Y at the row's cum-th compacted step."""
+  y = s.node("Squeeze", [y, _i64(s, [1])])[0]
+  if cum is None:
+    return y
+  full = s.node("Concat", [_unsqueeze0(s, h0), y], axis=0)[0]
+  idx = s.node("Expand", [s.node("Unsqueeze", [cum, _i64(s, [2])])[0],
+                          s.node("Shape", [y])[0]])[0]
+  return s.node("GatherElements", [full, idx], axis=0)[0]
+
+
+def _last(s, y_last, first, count):
+  """ONNX's state after the last step [B, U] (`first` for rows without unmasked steps)."""
+  y_last = s.node("Squeeze", [y_last, _i64(s, [0])])[0]
+  if count is None:
+    return y_last
+  some = s.node("Greater", [count, _c(s, np.int64(0), "zero")])[0]
+  some = s.node("Unsqueeze", [some, _i64(s, [1])])[0]
+  return s.node("Where", [some, y_last, first])[0]
+
+
+def _run(s, op, ins, onnx_op, gates, order, r, b, state_ins, **attrs):
+  xp, mask = ins[0], (ins[4] if op.type.startswith("Masked") else None)
+  u = _units(op)
+  dt = op.inputs[0].dtype._np
+  idx = np.concatenate([np.arange(u) + k * u for k in order])
+  w = _c(s, np.eye(gates * u, dtype=dt)[idx][None], "gate_order")
+  rk = s.node("Gather", [r, _c(s, idx.astype(np.int64), "gate_order")], axis=1)[0]
+  rk = _unsqueeze0(s, s.node("Transpose", [rk], perm=[1, 0])[0])
+  cum = count = lens = ""
+  if mask is not None:
+    xp, cum, count = _compact(s, xp, mask)
+    lens = s.node("Cast", [count], to=s.b.onnx_type_of(np.int32))[0]
+  outs = s.node(onnx_op, [xp, w, rk, b, lens] + [_unsqueeze0(s, x) for x in state_ins],
+                n_out=1 + len(state_ins), hidden_size=int(u), **attrs)
+  cum = cum or None
+  count = count or None
+  hs = _states(s, outs[0], state_ins[0], cum)
+  lasts = [_last(s, y, first, count) for y, first in zip(outs[2:], state_ins[1:])]
+  return hs, lasts
+
+
+def _lstm(s, op, ins):
+  dt = op.inputs[0].dtype._np
+  u = _units(op)
+  hs, (c_last,) = _run(s, op, ins, "LSTM", 4, _LSTM_ORDER, ins[3],
+                       _c(s, np.zeros([1, 8 * u], dt), "bias"), ins[1:3])
+  # NOTE: c at the last step only, as [1, B, U]: every reader takes [-1] (_limit).
+  return [hs, _unsqueeze0(s, c_last), None, None]
+
+
+def _gru(s, op, ins):
+  dt = op.inputs[0].dtype._np
+  u = _units(op)
+  b = s.node("Concat", [_c(s, np.zeros([3 * u], dt), "bias"), ins[3]], axis=0)[0]
+  hs, _ = _run(s, op, ins, "GRU", 3, (0, 1, 2), ins[2], _unsqueeze0(s, b), ins[1:2],
+               linear_before_reset=1)
+  return [hs, None, None, None]
+
+
+RNN_CONVERTERS = {"LSTMSequence": _lstm, "MaskedLSTMSequence": _lstm,
+                  "GRUSequence": _gru, "MaskedGRUSequence": _gru}
+RNN_LIMITS = dict.fromkeys(RNN_CONVERTERS, _limit)

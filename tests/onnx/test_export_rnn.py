@@ -1,0 +1,156 @@
+"""Keras LSTM / GRU models exported to ONNX's LSTM / GRU operators run in ONNX Runtime
+with tensorlet's outputs (masks, go_backwards, Bidirectional, returned states)."""
+import numpy as np
+import pytest
+
+import tensorlet as tf
+from tensorlet import keras
+from tensorlet.ops.gru_sequence_ops import gru_sequence
+from tensorlet.ops.rnn_sequence_ops import lstm_sequence
+
+import onnxruntime as ort  # noqa: E402
+
+L = keras.layers
+
+
+def _run(model, *args):
+  opts = ort.SessionOptions()
+  opts.log_severity_level = 3
+  sess = ort.InferenceSession(model.SerializeToString(), opts,
+                              providers=["CPUExecutionProvider"])
+  feed = {i.name: np.asarray(a) for i, a in zip(sess.get_inputs(), args)}
+  return sess.run(None, feed)
+
+
+def _tokens():
+  x = np.random.default_rng(0).integers(1, 50, size=(5, 7)).astype(np.int32)
+  x[0, :3] = 0     # left padding
+  x[1, 5:] = 0     # right padding
+  x[2, [2, 4]] = 0  # holes
+  x[3] = 0         # nothing unmasked
+  return x
+
+
+_LAYERS = {
+    "lstm": lambda: L.LSTM(8),
+    "lstm_seq": lambda: L.LSTM(8, return_sequences=True),
+    "lstm_backwards": lambda: L.LSTM(8, go_backwards=True, return_sequences=True),
+    "gru": lambda: L.GRU(8),
+    "gru_seq_backwards": lambda: L.GRU(8, return_sequences=True, go_backwards=True),
+    "bidirectional_lstm": lambda: L.Bidirectional(L.LSTM(4, return_sequences=True)),
+    "bidirectional_gru": lambda: L.Bidirectional(L.GRU(4), merge_mode="sum"),
+}
+
+
+@pytest.mark.parametrize("mask_zero", [False, True])
+@pytest.mark.parametrize("kind", sorted(_LAYERS))
+def test_text_classifier_matches_onnx_runtime(kind, mask_zero):
+  tf.random.set_seed(1)
+  inp = keras.Input([7], dtype="int32")
+  h = L.Embedding(50, 6, mask_zero=mask_zero)(inp)
+  model = keras.Model(inp, L.Dense(3)(_LAYERS[kind]()(h)))
+  x = _tokens()
+  proto = tf.onnx.export(model)
+  types = {n.op_type for n in proto.graph.node}
+  assert ("GRU" if "gru" in kind else "LSTM") in types and "Gather" in types
+  assert "Loop" not in types
+  want = model(x).numpy()
+  got = _run(proto, x)[0]
+  assert got.shape == want.shape
+  np.testing.assert_allclose(got, want, atol=1e-5)
+  if mask_zero and kind.endswith("seq"):
+    assert np.all(want[3] == model.layers[-1].bias.numpy())  # masked steps output zeros
+
+
+@pytest.mark.parametrize("cell", ["LSTM", "GRU"])
+def test_returned_states_and_initial_states(cell):
+  n_states = 2 if cell == "LSTM" else 1
+  x_in = keras.Input([6, 3])
+  s_in = [keras.Input([5]) for _ in range(n_states)]
+  layer = getattr(L, cell)(5, return_sequences=True, return_state=True)
+  outs = layer(x_in, initial_state=s_in)
+  model = keras.Model([x_in] + s_in, outs)
+  rng = np.random.default_rng(2)
+  args = [rng.normal(size=[4, 6, 3]).astype(np.float32)] + \
+      [rng.normal(size=[4, 5]).astype(np.float32) for _ in range(n_states)]
+  got = _run(tf.onnx.export(model), *args)
+  want = model(args)
+  assert len(got) == 1 + n_states
+  for a, b in zip(got, want):
+    np.testing.assert_allclose(a, b.numpy(), atol=1e-5)
+
+
+def test_sequence_ops_directly_with_a_mask():
+  rng = np.random.default_rng(3)
+  xp4, xp3 = (rng.normal(size=[6, 3, k * 4]).astype(np.float32) for k in (4, 3))
+  mask = rng.random([6, 3, 1]) > 0.4
+  r4, r3 = (rng.normal(size=[4, k * 4]).astype(np.float32) * 0.5 for k in (4, 3))
+  rb = rng.normal(size=[12]).astype(np.float32)
+  h0 = rng.normal(size=[3, 4]).astype(np.float32)
+
+  @tf.function(input_signature=[tf.TensorSpec([None, 3, 16]), tf.TensorSpec([None, 3, 12]),
+                                tf.TensorSpec([None, 3, 1], tf.bool), tf.TensorSpec([3, 4])])
+  def f(xp4, xp3, mask, h0):
+    hs, cs = lstm_sequence(xp4, h0, -h0, r4, mask=mask)
+    gs = gru_sequence(xp3, h0, r3, rb, mask=mask)
+    return hs, cs[-1], gs, gs[-1]
+  got = _run(tf.onnx.export(f), xp4, xp3, mask, h0)
+  for a, b in zip(got, f(xp4, xp3, mask, h0)):
+    np.testing.assert_allclose(a, b.numpy(), atol=1e-5)
+
+
+def test_what_onnx_cannot_express_is_reported():
+  r = np.ones([2, 8], np.float32)
+
+  @tf.function(input_signature=[tf.TensorSpec([5, 2, 8]), tf.TensorSpec([2, 2])])
+  def every_c(xp, h0):
+    return lstm_sequence(xp, h0, h0, r)[1]
+  assert [t for t, _ in tf.onnx.unsupported_ops(every_c)] == [
+      "LSTMSequence with its cell state read at steps other than the last (ONNX's LSTM "
+      "returns only the last)"]
+
+  @tf.function(input_signature=[tf.TensorSpec([5, 2, 8]), tf.TensorSpec([2, 2])])
+  def dropped(xp, scale):
+    return lstm_sequence(xp, scale, scale, r, recurrent_scale=scale)[0]
+  with pytest.raises(ValueError, match="MaskedLSTMSequence with recurrent dropout"):
+    tf.onnx.export(dropped)
+
+
+def test_recurrent_dropout_layers_export_for_inference():
+  model = keras.Sequential([L.Embedding(50, 6, mask_zero=True),
+                            L.GRU(4, dropout=0.3, recurrent_dropout=0.3), L.Dense(2)])
+  x = _tokens()
+  model(x)
+  np.testing.assert_allclose(_run(tf.onnx.export(model), x.astype(np.float32))[0],
+                             model(x).numpy(), atol=1e-5)
+
+
+def test_loop_recurrent_layers_are_reported_by_op():
+  model = keras.Sequential([L.Embedding(50, 6), L.SimpleRNN(4), L.Dense(2)])
+  model(_tokens())
+  with pytest.raises(ValueError, match="(?s)cannot be exported to ONNX:.*TensorListGetItem"):
+    tf.onnx.export(model)
+
+
+def test_gather_fill_like_cumsum_reverse():
+  rng = np.random.default_rng(4)
+  params = rng.normal(size=[6, 3]).astype(np.float32)
+
+  @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.int32),
+                                tf.TensorSpec([None, 3], tf.float32)])
+  def f(ids, x):
+    e = tf.gather(params, ids)                       # [b, 4, 3]
+    g = tf.gather(x, [2, 0], axis=1)
+    full = tf.fill([tf.shape(x)[0], 2], 1.5)
+    return (e, g, full, tf.ones_like(ids), tf.zeros_like(x),
+            tf.math.cumsum(x, axis=1), tf.math.cumsum(x, axis=0, exclusive=True, reverse=True),
+            tf.reverse(e, [0, 2]))
+  ids = rng.integers(0, 6, size=[5, 4]).astype(np.int32)
+  x = rng.normal(size=[5, 3]).astype(np.float32)
+  for a, b in zip(_run(tf.onnx.export(f), ids, x), f(ids, x)):
+    assert a.dtype == b.numpy().dtype
+    np.testing.assert_allclose(a, b.numpy(), rtol=1e-6, atol=1e-6)
+
+  g = tf.function(lambda p, i: tf.gather(p, i, axis=1, batch_dims=1),
+                  input_signature=[tf.TensorSpec([2, 3]), tf.TensorSpec([2, 2], tf.int32)])
+  assert [t for t, _ in tf.onnx.unsupported_ops(g)] == ["GatherV2 with batch_dims"]
