@@ -6,6 +6,7 @@ ONNX's Conv and pools are NCHW.
 """
 import numpy as np
 
+from tensorlet.onnx.list_converters import LIST_CONVERTERS, LIST_LIMITS
 from tensorlet.onnx.rnn_converters import RNN_CONVERTERS, RNN_LIMITS
 
 __all__ = ["CONVERTERS", "LIMITS"]
@@ -215,8 +216,9 @@ def _while(s, op, ins):
   bcaps = [caps[i] for i in a["body_idx"]]
   first = s.inline(a["cond_graph"], ins[:n], ccaps)[0]
   trip = _int64(s, ins[-1]) if a["has_max"] else ""
-  body = s.loop_body(a["body_graph"], a["cond_graph"], bcaps, ccaps)
+  body = s.loop_body(a["body_graph"], a["cond_graph"], bcaps, ccaps, ins[:n])
   outs = s.node("Loop", [trip, first] + list(ins[:n]), n_out=n, body=body)
+  s.b.same_types(ins[:n], outs)
   return outs + [None]  # NOTE: the loop history (for gradients) has no ONNX value
 
 
@@ -252,6 +254,24 @@ def _reverse(s, op, ins):
   return [y]
 
 
+def _split(s, op, ins):
+  n = int(op.attrs["num_split"])
+  x = op.inputs[0]
+  axis = int(op.attrs["axis"]) % x.shape.rank
+  size = x.shape[axis]
+  if size is not None:
+    sizes = _axes(s, [size // n] * n)
+  else:
+    dim = s.node("Gather", [s.node("Shape", [ins[0]])[0], _axes(s, [axis])], axis=0)[0]
+    part = s.node("Div", [dim, s.b.constant(np.array([n], np.int64), "n")])[0]
+    sizes = s.node("Expand", [part, _axes(s, [n])])[0]
+  return s.node("Split", [ins[0], sizes], n_out=n, axis=axis)
+
+
+def _split_limit(op):
+  return "an input of unknown rank" if op.inputs[0].shape.rank is None else None
+
+
 def _call(s, op, ins):
   """A call of another tf.function: its graph inlined (ONNX has no calls)."""
   f = op.attrs["f"]
@@ -270,7 +290,11 @@ CONVERTERS.update({
     "ExpandDims": _expand_dims, "Squeeze": _squeeze, "If": _if, "StatelessIf": _if,
     "While": _while, "StridedSlice": _strided_slice, "PartitionedCall": _call,
     "StatefulPartitionedCall": _call, "GatherV2": _gather, "Fill": _fill,
-    "OnesLike": _like(1), "ZerosLike": _like(0), "Cumsum": _cumsum, "ReverseV2": _reverse})
+    "OnesLike": _like(1), "ZerosLike": _like(0), "Cumsum": _cumsum, "ReverseV2": _reverse,
+    "Split": _split})
 CONVERTERS.update(RNN_CONVERTERS)
+CONVERTERS.update(LIST_CONVERTERS)
 # Converters that handle only some uses of their op: op -> (op -> reason it cannot, or None).
-LIMITS = {"StridedSlice": _slice_limit, "GatherV2": _gather_limit, **RNN_LIMITS}
+LIMITS = {"StridedSlice": _slice_limit, "GatherV2": _gather_limit, "Split": _split_limit,
+          **RNN_LIMITS,
+          **LIST_LIMITS}

@@ -125,14 +125,61 @@ def test_recurrent_dropout_layers_export_for_inference():
                              model(x).numpy(), atol=1e-5)
 
 
-def test_loop_recurrent_layers_are_reported_by_op():
-  model = keras.Sequential([L.Embedding(50, 6), L.SimpleRNN(4), L.Dense(2)])
-  model(_tokens())
-  with pytest.raises(ValueError, match="(?s)cannot be exported to ONNX:.*TensorListGetItem"):
-    tf.onnx.export(model)
+_LOOP_LAYERS = {
+    "simple_rnn": lambda: L.SimpleRNN(8),
+    "simple_rnn_relu_seq_backwards": lambda: L.SimpleRNN(8, activation="relu",
+                                                          return_sequences=True,
+                                                          go_backwards=True),
+    "gru_reset_before": lambda: L.GRU(8, reset_after=False, return_sequences=True),
+    "lstm_hard_sigmoid": lambda: L.LSTM(8, recurrent_activation="hard_sigmoid"),
+    "bidirectional_simple_rnn": lambda: L.Bidirectional(L.SimpleRNN(4, return_sequences=True)),
+}
 
 
-def test_gather_fill_like_cumsum_reverse():
+@pytest.mark.parametrize("mask_zero", [False, True])
+@pytest.mark.parametrize("kind", sorted(_LOOP_LAYERS))
+def test_loop_recurrent_layers_export_as_onnx_loops(kind, mask_zero):
+  # NOTE: the layers without a one-op form run a while_loop over TensorLists: a Loop
+  # carrying ONNX sequences.
+  tf.random.set_seed(5)
+  model = keras.Sequential([L.Embedding(50, 6, mask_zero=mask_zero), _LOOP_LAYERS[kind](),
+                            L.Dense(3)])
+  x = _tokens()
+  model(x)
+  proto = tf.onnx.export(model)
+  assert "Loop" in {n.op_type for n in proto.graph.node}
+  np.testing.assert_allclose(_run(proto, x.astype(np.float32))[0], model(x).numpy(),
+                             atol=1e-5)
+
+
+def test_a_custom_cell_in_keras_rnn():
+  class Cell(L.Layer):
+    state_size = 4
+
+    def build(self, shape):
+      self.k = self.add_weight("k", [shape[-1], 4])
+      self.r = self.add_weight("r", [4, 4])
+
+    def call(self, x, states):
+      h = tf.nn.relu(tf.matmul(x, self.k) + tf.matmul(states[0], self.r))
+      return h, [h]
+  model = keras.Sequential([L.RNN(Cell(), return_sequences=True)])
+  x = np.random.default_rng(1).normal(size=[2, 5, 3]).astype(np.float32)
+  model(x)
+  np.testing.assert_allclose(_run(tf.onnx.export(model), x)[0], model(x).numpy(), atol=1e-6)
+
+
+def test_a_growing_tensor_array_is_reported():
+  @tf.function(input_signature=[tf.TensorSpec([4, 3])])
+  def f(x):
+    ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+    ta = ta.write(0, x[0])
+    return ta.stack()
+  assert [t for t, _ in tf.onnx.unsupported_ops(f)] == [
+      "TensorListSetItem with dynamic_size (a list that grows)"]
+
+
+def test_gather_fill_like_cumsum_reverse_split():
   rng = np.random.default_rng(4)
   params = rng.normal(size=[6, 3]).astype(np.float32)
 
@@ -144,7 +191,7 @@ def test_gather_fill_like_cumsum_reverse():
     full = tf.fill([tf.shape(x)[0], 2], 1.5)
     return (e, g, full, tf.ones_like(ids), tf.zeros_like(x),
             tf.math.cumsum(x, axis=1), tf.math.cumsum(x, axis=0, exclusive=True, reverse=True),
-            tf.reverse(e, [0, 2]))
+            tf.reverse(e, [0, 2]), tf.split(e, 3, axis=2)[1], tf.split(ids, 5, axis=0)[4])
   ids = rng.integers(0, 6, size=[5, 4]).astype(np.int32)
   x = rng.normal(size=[5, 3]).astype(np.float32)
   for a, b in zip(_run(tf.onnx.export(f), ids, x), f(ids, x)):
