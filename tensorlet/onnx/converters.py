@@ -166,13 +166,32 @@ def _squeeze(s, op, ins):
 
 def _slice_limit(op):
   spec = op.attrs["spec"]
-  if any(isinstance(v, tuple) for e in spec for v in e[1:]):
-    return "indices computed by tensors"
+  if any(e[0] == "s" and isinstance(e[3], tuple) and None in e[1:3] for e in spec):
+    return "a step computed by a tensor and an open start or end"
   if any(e[0] == "n" for e in spec):
     return "tf.newaxis"
   if any(e[0] == "e" for e in spec) and op.inputs[0].shape.rank is None:
     return "an ellipsis on a tensor of unknown rank"
   return None
+
+
+def _bound(s, ins, v, plus_one=False):
+  """A [1] int64 ONNX value of a slice bound: a number, or ("t", k) the k-th index input;
+  plus_one: the end of an index (index + 1, to the end for -1)."""
+  if not isinstance(v, tuple):
+    return v + 1 if plus_one and v != -1 else (_BIG if plus_one else v)
+  t = s.node("Unsqueeze", [_int64(s, ins[1 + v[1]]), _axes(s, [0])])[0]
+  if not plus_one:
+    return t
+  last = s.node("Equal", [t, _axes(s, [-1])])[0]
+  return s.node("Where", [last, _axes(s, [_BIG]), s.node("Add", [t, _axes(s, [1])])[0]])[0]
+
+
+def _bounds(s, values):
+  if not any(isinstance(v, str) for v in values):
+    return _axes(s, values)
+  return s.node("Concat", [v if isinstance(v, str) else _axes(s, [v]) for v in values],
+                axis=0)[0]
 
 
 def _strided_slice(s, op, ins):
@@ -184,20 +203,25 @@ def _strided_slice(s, op, ins):
       axis += op.inputs[0].shape.rank - sum(1 for x in spec if x[0] in "si")
       continue
     if e[0] == "i":
-      starts.append(e[1])
-      ends.append(e[1] + 1 if e[1] != -1 else _BIG)
+      starts.append(_bound(s, ins, e[1]))
+      ends.append(_bound(s, ins, e[1], plus_one=True))
       steps.append(1)
       squeeze.append(axis)
     else:
       _, b, end, st = e
       st = 1 if st is None else st
-      starts.append(b if b is not None else (0 if st > 0 else _BIG))
-      ends.append(end if end is not None else (_BIG if st > 0 else -_BIG))
-      steps.append(st)
+      up = isinstance(st, tuple) or st > 0
+      starts.append(_bound(s, ins, b) if b is not None else (0 if up else _BIG))
+      ends.append(_bound(s, ins, end) if end is not None else (_BIG if up else -_BIG))
+      steps.append(_bound(s, ins, st))
     axes.append(axis)
     axis += 1
-  y = s.node("Slice", [ins[0]] + [_axes(s, v) for v in (starts, ends, axes, steps)])
+  y = s.node("Slice", [ins[0]] + [_bounds(s, v) for v in (starts, ends, axes, steps)])
   return s.node("Squeeze", [y[0], _axes(s, squeeze)]) if squeeze else y
+
+
+def _range(s, op, ins):
+  return s.node("Range", ins)
 
 
 def _if(s, op, ins):
@@ -291,7 +315,7 @@ CONVERTERS.update({
     "While": _while, "StridedSlice": _strided_slice, "PartitionedCall": _call,
     "StatefulPartitionedCall": _call, "GatherV2": _gather, "Fill": _fill,
     "OnesLike": _like(1), "ZerosLike": _like(0), "Cumsum": _cumsum, "ReverseV2": _reverse,
-    "Split": _split})
+    "Split": _split, "Range": _range})
 CONVERTERS.update(RNN_CONVERTERS)
 CONVERTERS.update(LIST_CONVERTERS)
 # Converters that handle only some uses of their op: op -> (op -> reason it cannot, or None).

@@ -201,3 +201,37 @@ def test_gather_fill_like_cumsum_reverse_split():
   g = tf.function(lambda p, i: tf.gather(p, i, axis=1, batch_dims=1),
                   input_signature=[tf.TensorSpec([2, 3]), tf.TensorSpec([2, 2], tf.int32)])
   assert [t for t, _ in tf.onnx.unsupported_ops(g)] == ["GatherV2 with batch_dims"]
+
+
+def test_a_users_loop_writing_a_tensor_array():
+  @tf.function(input_signature=[tf.TensorSpec([None, 3])])
+  def f(x):
+    ta = tf.TensorArray(tf.float32, size=tf.shape(x)[0])
+    acc = tf.zeros([3])
+    for i in tf.range(tf.shape(x)[0]):
+      acc = acc * 0.5 + x[i]
+      ta = ta.write(i, acc)
+    return ta.stack(), ta.size()
+  x = np.random.default_rng(6).normal(size=[5, 3]).astype(np.float32)
+  proto = tf.onnx.export(f)
+  assert {"Loop", "SplitToSequence", "ConcatFromSequence"} <= {n.op_type for n in proto.graph.node}
+  got = _run(proto, x)
+  for a, b in zip(got, f(x)):
+    np.testing.assert_allclose(a, b.numpy(), atol=1e-6)
+
+
+def test_slices_at_indices_computed_by_tensors():
+  @tf.function(input_signature=[tf.TensorSpec([4, 5]), tf.TensorSpec([], tf.int32),
+                                tf.TensorSpec([], tf.int32)])
+  def f(x, i, j):
+    return x[i], x[i:j, -1], x[1, j::-1], x[:, i], tf.range(i, j + 10, 2)
+  x = np.arange(20, dtype=np.float32).reshape(4, 5)
+  proto = tf.onnx.export(f)
+  for i, j in [(1, 3), (-1, 2), (0, -1)]:
+    args = (x, np.int32(i), np.int32(j))
+    for a, b in zip(_run(proto, *args), f(*args)):
+      np.testing.assert_array_equal(a, b.numpy())
+  g = tf.function(lambda x, k: x[::k], input_signature=[tf.TensorSpec([4]),
+                                                         tf.TensorSpec([], tf.int32)])
+  assert [t for t, _ in tf.onnx.unsupported_ops(g)] == [
+      "StridedSlice with a step computed by a tensor and an open start or end"]
