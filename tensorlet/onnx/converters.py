@@ -296,6 +296,12 @@ def _split_limit(op):
   return "an input of unknown rank" if op.inputs[0].shape.rank is None else None
 
 
+def _identity(s, op, ins):
+  if op.inputs[0].dtype.name == "variant" and s.b.opset < 14:
+    return ins  # NOTE: Identity takes sequences (TensorLists) from opset 14 on
+  return s.node("Identity", ins)
+
+
 def _call(s, op, ins):
   """A call of another tf.function: its graph inlined (ONNX has no calls)."""
   f = op.attrs["f"]
@@ -315,7 +321,8 @@ CONVERTERS.update({
     "While": _while, "StridedSlice": _strided_slice, "PartitionedCall": _call,
     "StatefulPartitionedCall": _call, "GatherV2": _gather, "Fill": _fill,
     "OnesLike": _like(1), "ZerosLike": _like(0), "Cumsum": _cumsum, "ReverseV2": _reverse,
-    "Split": _split, "Range": _range})
+    "Split": _split, "Range": _range,
+    "Identity": _identity})
 CONVERTERS.update(RNN_CONVERTERS)
 CONVERTERS.update(LIST_CONVERTERS)
 # Converters that handle only some uses of their op: op -> (op -> reason it cannot, or None).

@@ -13,7 +13,8 @@ has, and reads the state at step t back as the state after the row's first cumsu
 unmasked steps (h0 before any): the same states for any mask.
 
 ONNX returns the cell state c at the last step only; the converters accept an LSTM whose
-c is read only as c[-1] (what the Keras layers do) and say so otherwise.
+c is read only as c[-1] (what the Keras layers do) and say so otherwise. (ONNX Runtime's
+CPU LSTM and GRU run float32 and float16; a float64 model is valid ONNX that it refuses.)
 """
 import numpy as np
 
@@ -69,7 +70,8 @@ def _unsqueeze0(s, name):
 def _compact(s, xp, mask):
   """(xp with each row's unmasked steps moved to the front in order, cumsum of the mask
   over time [T, B] int64, the number of unmasked steps per row [B] int64)."""
-  m = s.node("Cast", s.node("Squeeze", [mask, _i64(s, [2])]), to=s.b.onnx_type_of(np.int64))[0]
+  on = s.node("Squeeze", [mask, _i64(s, [2])])[0]
+  m = s.node("Cast", [on], to=s.b.onnx_type_of(np.int64))[0]
   cum = s.node("CumSum", [m, _c(s, np.int64(0), "axis")])[0]
   count = s.node("ReduceSum", [m, _i64(s, [0])], keepdims=0)[0]
   steps = s.node("Gather", [s.node("Shape", [m])[0], _c(s, np.int64(0), "zero")], axis=0)[0]
@@ -78,7 +80,7 @@ def _compact(s, xp, mask):
   # unmasked step t goes to cum[t] - 1; masked ones follow the unmasked, in order
   kept = s.node("Sub", [cum, _c(s, np.int64(1), "one")])[0]
   after = s.node("Add", [count, s.node("Sub", [t, cum])[0]])[0]
-  dest = s.node("Where", [s.node("Cast", [m], to=s.b.onnx.TensorProto.BOOL)[0], kept, after])[0]
+  dest = s.node("Where", [on, kept, after])[0]
   dest = s.node("Expand", [s.node("Unsqueeze", [dest, _i64(s, [2])])[0],
                            s.node("Shape", [xp])[0]])[0]
   moved = s.node("ScatterElements", [xp, dest, xp], axis=0)[0]
@@ -115,14 +117,13 @@ def _run(s, op, ins, onnx_op, gates, order, r, b, state_ins, **attrs):
   w = _c(s, np.eye(gates * u, dtype=dt)[idx][None], "gate_order")
   rk = s.node("Gather", [r, _c(s, idx.astype(np.int64), "gate_order")], axis=1)[0]
   rk = _unsqueeze0(s, s.node("Transpose", [rk], perm=[1, 0])[0])
-  cum = count = lens = ""
+  cum = count = None
+  lens = ""  # NOTE: an empty name is ONNX's absent optional input
   if mask is not None:
     xp, cum, count = _compact(s, xp, mask)
     lens = s.node("Cast", [count], to=s.b.onnx_type_of(np.int32))[0]
   outs = s.node(onnx_op, [xp, w, rk, b, lens] + [_unsqueeze0(s, x) for x in state_ins],
                 n_out=1 + len(state_ins), hidden_size=int(u), **attrs)
-  cum = cum or None
-  count = count or None
   hs = _states(s, outs[0], state_ins[0], cum)
   lasts = [_last(s, y, first, count) for y, first in zip(outs[2:], state_ins[1:])]
   return hs, lasts

@@ -152,6 +152,17 @@ def test_loop_recurrent_layers_export_as_onnx_loops(kind, mask_zero):
                              atol=1e-5)
 
 
+@pytest.mark.parametrize("opset", [13, 18])
+def test_the_lowest_and_a_late_opset(opset):
+  model = keras.Sequential([L.Embedding(50, 3, mask_zero=True),
+                            L.Bidirectional(L.SimpleRNN(4, return_sequences=True)),
+                            L.LSTM(4), L.Dense(2)])
+  x = _tokens().astype(np.float32)
+  model(x)
+  np.testing.assert_allclose(_run(tf.onnx.export(model, opset=opset), x)[0],
+                             model(x).numpy(), atol=1e-5)
+
+
 def test_a_custom_cell_in_keras_rnn():
   class Cell(L.Layer):
     state_size = 4
