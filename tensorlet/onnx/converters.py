@@ -59,12 +59,24 @@ def _reduce(onnx_op):
   def conv(s, op, ins):
     axis = op.attrs.get("axis")
     keep = int(bool(op.attrs.get("keepdims")))
+    if axis is not None and not len(axis):
+      return s.node("Identity", ins[:1])  # NOTE: ONNX reduces every axis for empty axes
     if axis is None:
       return s.node(onnx_op, ins, keepdims=keep)
     # NOTE: ReduceSum takes axes as an input from opset 13, the others from 18.
     if onnx_op == "ReduceSum" or s.b.opset >= 18:
       return s.node(onnx_op, [ins[0], _axes(s, axis)], keepdims=keep)
     return s.node(onnx_op, ins, axes=list(axis), keepdims=keep)
+  return conv
+
+
+def _bool_reduce(onnx_op):
+  """Any as a sum of ones (an empty Any is False), All as a min (an empty All is True)."""
+  count = _reduce(onnx_op)
+
+  def conv(s, op, ins):
+    n = count(s, op, [s.node("Cast", ins[:1], to=s.b.onnx_type_of(np.int32))[0]])
+    return s.node("Cast", n, to=s.b.onnx_type_of(np.bool_))
   return conv
 
 
@@ -302,6 +314,13 @@ def _identity(s, op, ins):
   return s.node("Identity", ins)
 
 
+def _unpack(s, op, ins):
+  n = int(op.attrs["num"])
+  axis = int(op.attrs["axis"]) % op.inputs[0].shape.rank
+  parts = s.node("Split", [ins[0], _axes(s, [1] * n)], n_out=n, axis=axis) if n > 1 else ins
+  return [s.node("Squeeze", [p, _axes(s, [axis])])[0] for p in parts]
+
+
 def _call(s, op, ins):
   """A call of another tf.function: its graph inlined (ONNX has no calls)."""
   f = op.attrs["f"]
@@ -322,10 +341,12 @@ CONVERTERS.update({
     "StatefulPartitionedCall": _call, "GatherV2": _gather, "Fill": _fill,
     "OnesLike": _like(1), "ZerosLike": _like(0), "Cumsum": _cumsum, "ReverseV2": _reverse,
     "Split": _split, "Range": _range,
-    "Identity": _identity})
+    "Identity": _identity, "Unpack": _unpack, "Any": _bool_reduce("ReduceSum"),
+    "All": _bool_reduce("ReduceMin")})
 CONVERTERS.update(RNN_CONVERTERS)
 CONVERTERS.update(LIST_CONVERTERS)
 # Converters that handle only some uses of their op: op -> (op -> reason it cannot, or None).
 LIMITS = {"StridedSlice": _slice_limit, "GatherV2": _gather_limit, "Split": _split_limit,
+          "Unpack": _split_limit,
           **RNN_LIMITS,
           **LIST_LIMITS}

@@ -147,6 +147,25 @@ def _gru(s, op, ins):
   return [hs, None, None, None]
 
 
-RNN_CONVERTERS = {"LSTMSequence": _lstm, "MaskedLSTMSequence": _lstm,
+def _lstm_step(s, op, ins):
+  """One fused LSTM step (an unrolled Keras LSTM) in elementwise ONNX ops."""
+  x, h, c, r = ins
+  u = op.inputs[3].shape[0]
+  z = s.node("Add", [s.node("MatMul", [h, r])[0], x])[0]
+  zi, zf, zg, zo = s.node("Split", [z, _i64(s, [u] * 4)], n_out=4, axis=-1)
+  i, f, o = (s.node("Sigmoid", [v])[0] for v in (zi, zf, zo))
+  c = s.node("Add", [s.node("Mul", [f, c])[0],
+                     s.node("Mul", [i, s.node("Tanh", [zg])[0]])[0]])[0]
+  return [s.node("Mul", [o, s.node("Tanh", [c])[0]])[0], c]
+
+
+def _step_limit(op):
+  r = op.inputs[3]
+  return "a recurrent kernel of unknown shape" if r.shape.rank != 2 or r.shape[0] is None \
+      else None
+
+
+RNN_CONVERTERS = {"LSTMStep": _lstm_step,"LSTMSequence": _lstm, "MaskedLSTMSequence": _lstm,
                   "GRUSequence": _gru, "MaskedGRUSequence": _gru}
 RNN_LIMITS = dict.fromkeys(RNN_CONVERTERS, _limit)
+RNN_LIMITS["LSTMStep"] = _step_limit

@@ -163,6 +163,47 @@ def test_the_lowest_and_a_late_opset(opset):
                              model(x).numpy(), atol=1e-5)
 
 
+_MORE = {
+    "lstm_unrolled": lambda: [L.LSTM(4, unroll=True)],
+    "gru_unrolled": lambda: [L.GRU(4, unroll=True, return_sequences=True)],
+    "simple_rnn_unrolled": lambda: [L.SimpleRNN(4, unroll=True)],
+    "lstm_no_bias": lambda: [L.LSTM(4, use_bias=False)],
+    "gru_no_bias": lambda: [L.GRU(4, use_bias=False, return_sequences=True)],
+    "time_major": lambda: [L.LSTM(4, time_major=True, return_sequences=True)],
+    "masking_layer": lambda: [L.Masking(0.0), L.LSTM(4, return_sequences=True)],
+    "masking_layer_unrolled": lambda: [L.Masking(0.0), L.GRU(4, unroll=True)],
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_MORE))
+def test_more_layer_configurations(kind):
+  tf.random.set_seed(7)
+  model = keras.Sequential(_MORE[kind]())
+  x = np.random.default_rng(7).normal(size=[3, 6, 5]).astype(np.float32)
+  x[0, :2] = 0
+  x[1, 4:] = 0
+  model(x)
+  np.testing.assert_allclose(_run(tf.onnx.export(model), x)[0], model(x).numpy(), atol=1e-5)
+
+
+def test_a_stateful_layer_is_reported():
+  model = keras.Sequential([keras.Input(batch_shape=(3, 6, 5)), L.LSTM(4, stateful=True)])
+  model(np.zeros([3, 6, 5], np.float32))
+  assert [t for t, _ in tf.onnx.unsupported_ops(model)] == ["AssignVariableOp"] * 2
+
+
+def test_any_all_and_empty_axes():
+  @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.bool)])
+  def f(b):
+    return (tf.reduce_any(b, axis=1), tf.reduce_all(b, axis=0, keepdims=True),
+            tf.reduce_any(b[:0], axis=0), tf.reduce_all(b[:0], axis=0),
+            tf.reduce_sum(tf.cast(b, tf.float32), axis=[]), tf.reduce_any(b))
+  b = np.array([[True, False, True], [False, False, True]])
+  for a, w in zip(_run(tf.onnx.export(f), b), f(b)):
+    assert a.dtype == w.numpy().dtype
+    np.testing.assert_array_equal(a, w.numpy())
+
+
 def test_a_custom_cell_in_keras_rnn():
   class Cell(L.Layer):
     state_size = 4
