@@ -171,6 +171,28 @@ class _Scope:
     return h.make_graph(sub.nodes, self.b.fresh("loop_body"), inputs, infos)
 
 
+def _reads(node):
+  """The names `node` reads, its subgraphs' reads of outer values included."""
+  out = set(node.input)
+  for a in node.attribute:
+    for g in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+      for n in g.node:
+        out |= _reads(n)
+  return out
+
+
+def _live(nodes, outputs):
+  """The nodes that `outputs` depend on (in order) and every name they read: what a
+  converter made and nothing used (an input projection the ONNX LSTM does itself) goes."""
+  used = set(outputs)
+  keep = []
+  for n in reversed(nodes):
+    if used.intersection(n.output):
+      keep.append(n)
+      used |= _reads(n)
+  return keep[::-1], used
+
+
 def _concrete(fn, input_signature):
   from tensorlet.polymorphic_function.concrete import ConcreteFunction
   if isinstance(fn, ConcreteFunction):
@@ -222,10 +244,11 @@ def export(fn, path=None, opset=17, input_signature=None):
   for o, n in zip(outs, out_names):
     top.nodes.append(onnx.helper.make_node("Identity", [o], [n], name=b.fresh("n")))
   h = onnx.helper
-  graph = h.make_graph(top.nodes, cf.name,
+  nodes, used = _live(top.nodes, out_names)
+  graph = h.make_graph(nodes, cf.name,
                        [b.value_info(n, ph.dtype, ph.shape) for n, ph in zip(in_names, fg.inputs)],
                        [b.value_info(n, t.dtype, t.shape) for n, t in zip(out_names, fg.outputs)],
-                       initializer=b.initializers)
+                       initializer=[i for i in b.initializers if i.name in used])
   model = h.make_model(graph, opset_imports=[h.make_opsetid("", opset)],
                        producer_name="tensorlet")
   onnx.checker.check_model(model)

@@ -109,20 +109,59 @@ def _last(s, y_last, first, count):
   return s.node("Where", [some, y_last, first])[0]
 
 
-def _run(s, op, ins, onnx_op, gates, order, r, b, state_ins, **attrs):
-  xp, mask = ins[0], (ins[4] if op.type.startswith("Masked") else None)
+def _projection(s, xp):
+  """(x [T, B, d], kernel [d, k], bias [k] or None) ONNX names where the op's `xp` is
+  x @ kernel (+ bias) at every step as the Keras layers compute it (reshape to [T * B,
+  d], MatMul, reshape back, BiasAdd), else None."""
+  t, bias = xp, None
+  if t.op.type == "BiasAdd":
+    t, bias = t.op.inputs
+  mm = t.op.inputs[0].op if t.op.type == "Reshape" else None
+  if mm is None or mm.type != "MatMul" or mm.attrs.get("transpose_a") or \
+      mm.attrs.get("transpose_b"):
+    return None
+  flat, k = mm.inputs
+  x = flat.op.inputs[0] if flat.op.type == "Reshape" else None
+  if x is None or x.shape.rank != 3 or flat.shape.rank != 2 or k.shape.rank != 2 or \
+      x.shape[-1] is None or flat.shape[-1] != x.shape[-1] or \
+      not x.shape[:2].is_compatible_with(xp.shape[:2]):
+    return None
+  return tuple(None if v is None else s.names[id(v)] for v in (x, k, bias))
+
+
+def _run(s, op, ins, onnx_op, gates, order, r, rb, state_ins, **attrs):
+  """ONNX's `onnx_op` over the op's steps: (h at every step, the other states at the
+  last step). `rb`: the recurrent bias (None: zeros)."""
+  mask = ins[4] if op.type.startswith("Masked") else None
   u = _units(op)
   dt = op.inputs[0].dtype._np
   idx = np.concatenate([np.arange(u) + k * u for k in order])
-  w = _c(s, np.eye(gates * u, dtype=dt)[idx][None], "gate_order")
-  rk = s.node("Gather", [r, _c(s, idx.astype(np.int64), "gate_order")], axis=1)[0]
-  rk = _unsqueeze0(s, s.node("Transpose", [rk], perm=[1, 0])[0])
+  gate_idx = _c(s, idx.astype(np.int64), "gate_order")
+
+  def reorder(name, axis):
+    if list(order) == sorted(order):
+      return name
+    return s.node("Gather", [name, gate_idx], axis=axis)[0]
+
+  def bias(name):
+    return reorder(name, 0) if name is not None else _c(s, np.zeros([gates * u], dt), "bias")
+  proj = _projection(s, op.inputs[0])
+  if proj is not None:
+    # NOTE: the ONNX operator does the input projection (one GEMM over all steps).
+    x, k, wb = proj
+    w = _unsqueeze0(s, s.node("Transpose", [reorder(k, 1)], perm=[1, 0])[0])
+  else:
+    # NOTE: xp as ONNX's X, a 0/1 W only reorders the gates.
+    x, wb = ins[0], None
+    w = _c(s, np.eye(gates * u, dtype=dt)[idx][None], "gate_order")
+  b = _unsqueeze0(s, s.node("Concat", [bias(wb), bias(rb)], axis=0)[0])
+  rk = _unsqueeze0(s, s.node("Transpose", [reorder(r, 1)], perm=[1, 0])[0])
   cum = count = None
   lens = ""  # NOTE: an empty name is ONNX's absent optional input
   if mask is not None:
-    xp, cum, count = _compact(s, xp, mask)
+    x, cum, count = _compact(s, x, mask)
     lens = s.node("Cast", [count], to=s.b.onnx_type_of(np.int32))[0]
-  outs = s.node(onnx_op, [xp, w, rk, b, lens] + [_unsqueeze0(s, x) for x in state_ins],
+  outs = s.node(onnx_op, [x, w, rk, b, lens] + [_unsqueeze0(s, v) for v in state_ins],
                 n_out=1 + len(state_ins), hidden_size=int(u), **attrs)
   hs = _states(s, outs[0], state_ins[0], cum)
   lasts = [_last(s, y, first, count) for y, first in zip(outs[2:], state_ins[1:])]
@@ -130,19 +169,13 @@ def _run(s, op, ins, onnx_op, gates, order, r, b, state_ins, **attrs):
 
 
 def _lstm(s, op, ins):
-  dt = op.inputs[0].dtype._np
-  u = _units(op)
-  hs, (c_last,) = _run(s, op, ins, "LSTM", 4, _LSTM_ORDER, ins[3],
-                       _c(s, np.zeros([1, 8 * u], dt), "bias"), ins[1:3])
+  hs, (c_last,) = _run(s, op, ins, "LSTM", 4, _LSTM_ORDER, ins[3], None, ins[1:3])
   # NOTE: c at the last step only, as [1, B, U]: every reader takes [-1] (_limit).
   return [hs, _unsqueeze0(s, c_last), None, None]
 
 
 def _gru(s, op, ins):
-  dt = op.inputs[0].dtype._np
-  u = _units(op)
-  b = s.node("Concat", [_c(s, np.zeros([3 * u], dt), "bias"), ins[3]], axis=0)[0]
-  hs, _ = _run(s, op, ins, "GRU", 3, (0, 1, 2), ins[2], _unsqueeze0(s, b), ins[1:2],
+  hs, _ = _run(s, op, ins, "GRU", 3, (0, 1, 2), ins[2], ins[3], ins[1:2],
                linear_before_reset=1)
   return [hs, None, None, None]
 
@@ -165,7 +198,7 @@ def _step_limit(op):
       else None
 
 
-RNN_CONVERTERS = {"LSTMStep": _lstm_step,"LSTMSequence": _lstm, "MaskedLSTMSequence": _lstm,
+RNN_CONVERTERS = {"LSTMStep": _lstm_step, "LSTMSequence": _lstm, "MaskedLSTMSequence": _lstm,
                   "GRUSequence": _gru, "MaskedGRUSequence": _gru}
 RNN_LIMITS = dict.fromkeys(RNN_CONVERTERS, _limit)
 RNN_LIMITS["LSTMStep"] = _step_limit

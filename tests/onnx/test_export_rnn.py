@@ -54,6 +54,10 @@ def test_text_classifier_matches_onnx_runtime(kind, mask_zero):
   types = {n.op_type for n in proto.graph.node}
   assert ("GRU" if "gru" in kind else "LSTM") in types and "Gather" in types
   assert "Loop" not in types
+  # the operator projects the input: the only MatMul left is Dense's
+  assert [n.op_type for n in proto.graph.node].count("MatMul") == 1
+  rnn = [n for n in proto.graph.node if n.op_type in ("LSTM", "GRU")]
+  assert not any(n.input[1].startswith("gate_order") for n in rnn)
   want = model(x).numpy()
   got = _run(proto, x)[0]
   assert got.shape == want.shape
@@ -94,7 +98,10 @@ def test_sequence_ops_directly_with_a_mask():
     hs, cs = lstm_sequence(xp4, h0, -h0, r4, mask=mask)
     gs = gru_sequence(xp3, h0, r3, rb, mask=mask)
     return hs, cs[-1], gs, gs[-1]
-  got = _run(tf.onnx.export(f), xp4, xp3, mask, h0)
+  proto = tf.onnx.export(f)
+  rnn = [n for n in proto.graph.node if n.op_type in ("LSTM", "GRU")]
+  assert len(rnn) == 2 and all(n.input[1].startswith("gate_order") for n in rnn)  # 0/1 W
+  got = _run(proto, xp4, xp3, mask, h0)
   for a, b in zip(got, f(xp4, xp3, mask, h0)):
     np.testing.assert_allclose(a, b.numpy(), atol=1e-5)
 
