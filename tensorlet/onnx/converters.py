@@ -21,7 +21,7 @@ _ELEMENTWISE = {
     "Softplus": "Softplus", "LogicalNot": "Not", "AddV2": "Add", "Sub": "Sub", "Mul": "Mul",
     "RealDiv": "Div", "Maximum": "Max", "Minimum": "Min", "Pow": "Pow", "Less": "Less",
     "Greater": "Greater", "LessEqual": "LessOrEqual", "GreaterEqual": "GreaterOrEqual",
-    "Equal": "Equal", "LogicalAnd": "And", "LogicalOr": "Or", "BiasAdd": "Add",
+    "Equal": "Equal", "LogicalAnd": "And", "LogicalOr": "Or",
     "SelectV2": "Where", "AddN": "Sum", "BatchMatMulV2": "MatMul"}
 
 _REDUCE = {"Sum": "ReduceSum", "Mean": "ReduceMean", "Max": "ReduceMax", "Min": "ReduceMin",
@@ -321,6 +321,19 @@ def _unpack(s, op, ins):
   return [s.node("Squeeze", [p, _axes(s, [axis])])[0] for p in parts]
 
 
+def _bias_add(s, op, ins):
+  x, b = ins
+  if op.attrs.get("data_format") == "NCHW":  # the bias runs along axis 1
+    b = s.node("Unsqueeze", [b, _axes(s, list(range(1, op.inputs[0].shape.rank - 1)))])[0]
+  return s.node("Add", [x, b])
+
+
+def _bias_limit(op):
+  nchw = op.attrs.get("data_format") == "NCHW"
+  return "data_format NCHW on a tensor of unknown rank" if nchw and \
+      op.inputs[0].shape.rank is None else None
+
+
 def _call(s, op, ins):
   """A call of another tf.function: its graph inlined (ONNX has no calls)."""
   f = op.attrs["f"]
@@ -342,11 +355,11 @@ CONVERTERS.update({
     "OnesLike": _like(1), "ZerosLike": _like(0), "Cumsum": _cumsum, "ReverseV2": _reverse,
     "Split": _split, "Range": _range,
     "Identity": _identity, "Unpack": _unpack, "Any": _bool_reduce("ReduceSum"),
-    "All": _bool_reduce("ReduceMin")})
+    "All": _bool_reduce("ReduceMin"), "BiasAdd": _bias_add})
 CONVERTERS.update(RNN_CONVERTERS)
 CONVERTERS.update(LIST_CONVERTERS)
 # Converters that handle only some uses of their op: op -> (op -> reason it cannot, or None).
 LIMITS = {"StridedSlice": _slice_limit, "GatherV2": _gather_limit, "Split": _split_limit,
-          "Unpack": _split_limit,
+          "Unpack": _split_limit, "BiasAdd": _bias_limit,
           **RNN_LIMITS,
           **LIST_LIMITS}

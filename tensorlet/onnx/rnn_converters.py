@@ -115,6 +115,8 @@ def _projection(s, xp):
   d], MatMul, reshape back, BiasAdd), else None."""
   t, bias = xp, None
   if t.op.type == "BiasAdd":
+    if t.op.attrs.get("data_format") not in (None, "NHWC"):
+      return None
     t, bias = t.op.inputs
   mm = t.op.inputs[0].op if t.op.type == "Reshape" else None
   if mm is None or mm.type != "MatMul" or mm.attrs.get("transpose_a") or \
@@ -124,7 +126,7 @@ def _projection(s, xp):
   x = flat.op.inputs[0] if flat.op.type == "Reshape" else None
   if x is None or x.shape.rank != 3 or flat.shape.rank != 2 or k.shape.rank != 2 or \
       x.shape[-1] is None or flat.shape[-1] != x.shape[-1] or \
-      not x.shape[:2].is_compatible_with(xp.shape[:2]):
+      k.shape[-1] != xp.shape[-1] or not x.shape[:2].is_compatible_with(xp.shape[:2]):
     return None
   return tuple(None if v is None else s.names[id(v)] for v in (x, k, bias))
 

@@ -250,7 +250,8 @@ def test_gather_fill_like_cumsum_reverse_split():
     full = tf.fill([tf.shape(x)[0], 2], 1.5)
     return (e, g, full, tf.ones_like(ids), tf.zeros_like(x),
             tf.math.cumsum(x, axis=1), tf.math.cumsum(x, axis=0, exclusive=True, reverse=True),
-            tf.reverse(e, [0, 2]), tf.split(e, 3, axis=2)[1], tf.split(ids, 5, axis=0)[4])
+            tf.reverse(e, [0, 2]), tf.split(e, 3, axis=2)[1], tf.split(ids, 5, axis=0)[4],
+            tf.nn.bias_add(e, [1.0, 2.0, 3.0, 4.0], data_format="NCHW"))
   ids = rng.integers(0, 6, size=[5, 4]).astype(np.int32)
   x = rng.normal(size=[5, 3]).astype(np.float32)
   for a, b in zip(_run(tf.onnx.export(f), ids, x), f(ids, x)):
