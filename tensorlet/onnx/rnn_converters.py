@@ -2,9 +2,10 @@
 forms) to ONNX's LSTM and GRU operators.
 
 The sequence ops take the input projection already done (xp = x @ kernel + bias per
-step), so the ONNX operator gets xp as its input X with a 0/1 input weight W that only
-reorders the gates (Keras' LSTM order i, f, c, o; ONNX's i, o, f, c; GRU z, r, h in
-both): multiplying by ones and adding exact zeros leaves xp unchanged.
+step). Where xp is computed as the Keras layers do, the ONNX operator gets x and the
+kernel and bias in its gate order (Keras' LSTM order i, f, c, o; ONNX's i, o, f, c; GRU
+z, r, h in both) and projects all steps itself; otherwise xp is its input X and a 0/1
+input weight W only reorders the gates (ones times xp plus exact zeros: xp unchanged).
 
 A Keras mask keeps a row's states at its masked steps, wherever they are (left padding
 too). ONNX's sequence_lens only ends rows early, so a masked op moves each row's
