@@ -6,6 +6,9 @@ ONNX's Conv and pools are NCHW.
 """
 import numpy as np
 
+from tensorlet.onnx.list_converters import LIST_CONVERTERS, LIST_LIMITS
+from tensorlet.onnx.rnn_converters import RNN_CONVERTERS, RNN_LIMITS
+
 __all__ = ["CONVERTERS", "LIMITS"]
 
 _BIG = np.iinfo(np.int64).max
@@ -18,7 +21,7 @@ _ELEMENTWISE = {
     "Softplus": "Softplus", "LogicalNot": "Not", "AddV2": "Add", "Sub": "Sub", "Mul": "Mul",
     "RealDiv": "Div", "Maximum": "Max", "Minimum": "Min", "Pow": "Pow", "Less": "Less",
     "Greater": "Greater", "LessEqual": "LessOrEqual", "GreaterEqual": "GreaterOrEqual",
-    "Equal": "Equal", "LogicalAnd": "And", "LogicalOr": "Or", "BiasAdd": "Add",
+    "Equal": "Equal", "LogicalAnd": "And", "LogicalOr": "Or",
     "SelectV2": "Where", "AddN": "Sum", "BatchMatMulV2": "MatMul"}
 
 _REDUCE = {"Sum": "ReduceSum", "Mean": "ReduceMean", "Max": "ReduceMax", "Min": "ReduceMin",
@@ -56,12 +59,24 @@ def _reduce(onnx_op):
   def conv(s, op, ins):
     axis = op.attrs.get("axis")
     keep = int(bool(op.attrs.get("keepdims")))
+    if axis is not None and not len(axis):
+      return s.node("Identity", ins[:1])  # NOTE: ONNX reduces every axis for empty axes
     if axis is None:
       return s.node(onnx_op, ins, keepdims=keep)
     # NOTE: ReduceSum takes axes as an input from opset 13, the others from 18.
     if onnx_op == "ReduceSum" or s.b.opset >= 18:
       return s.node(onnx_op, [ins[0], _axes(s, axis)], keepdims=keep)
     return s.node(onnx_op, ins, axes=list(axis), keepdims=keep)
+  return conv
+
+
+def _bool_reduce(onnx_op):
+  """Any as a sum of ones (an empty Any is False), All as a min (an empty All is True)."""
+  count = _reduce(onnx_op)
+
+  def conv(s, op, ins):
+    n = count(s, op, [s.node("Cast", ins[:1], to=s.b.onnx_type_of(np.int32))[0]])
+    return s.node("Cast", n, to=s.b.onnx_type_of(np.bool_))
   return conv
 
 
@@ -163,13 +178,32 @@ def _squeeze(s, op, ins):
 
 def _slice_limit(op):
   spec = op.attrs["spec"]
-  if any(isinstance(v, tuple) for e in spec for v in e[1:]):
-    return "indices computed by tensors"
+  if any(e[0] == "s" and isinstance(e[3], tuple) and None in e[1:3] for e in spec):
+    return "a step computed by a tensor and an open start or end"
   if any(e[0] == "n" for e in spec):
     return "tf.newaxis"
   if any(e[0] == "e" for e in spec) and op.inputs[0].shape.rank is None:
     return "an ellipsis on a tensor of unknown rank"
   return None
+
+
+def _bound(s, ins, v, plus_one=False):
+  """A [1] int64 ONNX value of a slice bound: a number, or ("t", k) the k-th index input;
+  plus_one: the end of an index (index + 1, to the end for -1)."""
+  if not isinstance(v, tuple):
+    return v + 1 if plus_one and v != -1 else (_BIG if plus_one else v)
+  t = s.node("Unsqueeze", [_int64(s, ins[1 + v[1]]), _axes(s, [0])])[0]
+  if not plus_one:
+    return t
+  last = s.node("Equal", [t, _axes(s, [-1])])[0]
+  return s.node("Where", [last, _axes(s, [_BIG]), s.node("Add", [t, _axes(s, [1])])[0]])[0]
+
+
+def _bounds(s, values):
+  if not any(isinstance(v, str) for v in values):
+    return _axes(s, values)
+  return s.node("Concat", [v if isinstance(v, str) else _axes(s, [v]) for v in values],
+                axis=0)[0]
 
 
 def _strided_slice(s, op, ins):
@@ -181,20 +215,25 @@ def _strided_slice(s, op, ins):
       axis += op.inputs[0].shape.rank - sum(1 for x in spec if x[0] in "si")
       continue
     if e[0] == "i":
-      starts.append(e[1])
-      ends.append(e[1] + 1 if e[1] != -1 else _BIG)
+      starts.append(_bound(s, ins, e[1]))
+      ends.append(_bound(s, ins, e[1], plus_one=True))
       steps.append(1)
       squeeze.append(axis)
     else:
       _, b, end, st = e
       st = 1 if st is None else st
-      starts.append(b if b is not None else (0 if st > 0 else _BIG))
-      ends.append(end if end is not None else (_BIG if st > 0 else -_BIG))
-      steps.append(st)
+      up = isinstance(st, tuple) or st > 0
+      starts.append(_bound(s, ins, b) if b is not None else (0 if up else _BIG))
+      ends.append(_bound(s, ins, end) if end is not None else (_BIG if up else -_BIG))
+      steps.append(_bound(s, ins, st))
     axes.append(axis)
     axis += 1
-  y = s.node("Slice", [ins[0]] + [_axes(s, v) for v in (starts, ends, axes, steps)])
+  y = s.node("Slice", [ins[0]] + [_bounds(s, v) for v in (starts, ends, axes, steps)])
   return s.node("Squeeze", [y[0], _axes(s, squeeze)]) if squeeze else y
+
+
+def _range(s, op, ins):
+  return s.node("Range", ins)
 
 
 def _if(s, op, ins):
@@ -213,9 +252,86 @@ def _while(s, op, ins):
   bcaps = [caps[i] for i in a["body_idx"]]
   first = s.inline(a["cond_graph"], ins[:n], ccaps)[0]
   trip = _int64(s, ins[-1]) if a["has_max"] else ""
-  body = s.loop_body(a["body_graph"], a["cond_graph"], bcaps, ccaps)
+  body = s.loop_body(a["body_graph"], a["cond_graph"], bcaps, ccaps, ins[:n])
   outs = s.node("Loop", [trip, first] + list(ins[:n]), n_out=n, body=body)
+  s.b.same_types(ins[:n], outs)
   return outs + [None]  # NOTE: the loop history (for gradients) has no ONNX value
+
+
+def _gather(s, op, ins):
+  return s.node("Gather", ins[:2], axis=int(op.attrs.get("axis", 0)))
+
+
+def _gather_limit(op):
+  return "batch_dims" if op.attrs.get("batch_dims") else None
+
+
+def _fill(s, op, ins):
+  return s.node("Expand", [ins[1], _int64(s, ins[0])])
+
+
+def _like(value):
+  def conv(s, op, ins):
+    one = s.b.constant(np.array(value, op.outputs[0].dtype._np))
+    return s.node("Expand", [one, s.node("Shape", ins)[0]])
+  return conv
+
+
+def _cumsum(s, op, ins):
+  a = op.attrs
+  return s.node("CumSum", [ins[0], s.b.constant(np.array(int(a["axis"]), np.int64), "axis")],
+                exclusive=int(bool(a.get("exclusive"))), reverse=int(bool(a.get("reverse"))))
+
+
+def _reverse(s, op, ins):
+  y = ins[0]
+  for axis in op.attrs["axis"]:
+    y = s.node("Slice", [y] + [_axes(s, [v]) for v in (-1, -_BIG, axis, -1)])[0]
+  return [y]
+
+
+def _split(s, op, ins):
+  n = int(op.attrs["num_split"])
+  x = op.inputs[0]
+  axis = int(op.attrs["axis"]) % x.shape.rank
+  size = x.shape[axis]
+  if size is not None:
+    sizes = _axes(s, [size // n] * n)
+  else:
+    dim = s.node("Gather", [s.node("Shape", [ins[0]])[0], _axes(s, [axis])], axis=0)[0]
+    part = s.node("Div", [dim, s.b.constant(np.array([n], np.int64), "n")])[0]
+    sizes = s.node("Expand", [part, _axes(s, [n])])[0]
+  return s.node("Split", [ins[0], sizes], n_out=n, axis=axis)
+
+
+def _split_limit(op):
+  return "an input of unknown rank" if op.inputs[0].shape.rank is None else None
+
+
+def _identity(s, op, ins):
+  if op.inputs[0].dtype.name == "variant" and s.b.opset < 14:
+    return ins  # NOTE: Identity takes sequences (TensorLists) from opset 14 on
+  return s.node("Identity", ins)
+
+
+def _unpack(s, op, ins):
+  n = int(op.attrs["num"])
+  axis = int(op.attrs["axis"]) % op.inputs[0].shape.rank
+  parts = s.node("Split", [ins[0], _axes(s, [1] * n)], n_out=n, axis=axis) if n > 1 else ins
+  return [s.node("Squeeze", [p, _axes(s, [axis])])[0] for p in parts]
+
+
+def _bias_add(s, op, ins):
+  x, b = ins
+  if op.attrs.get("data_format") == "NCHW":  # the bias runs along axis 1
+    b = s.node("Unsqueeze", [b, _axes(s, list(range(1, op.inputs[0].shape.rank - 1)))])[0]
+  return s.node("Add", [x, b])
+
+
+def _bias_limit(op):
+  nchw = op.attrs.get("data_format") == "NCHW"
+  return "data_format NCHW on a tensor of unknown rank" if nchw and \
+      op.inputs[0].shape.rank is None else None
 
 
 def _call(s, op, ins):
@@ -235,6 +351,15 @@ CONVERTERS.update({
     "Relu6": _relu6, "Transpose": _transpose, "ConcatV2": _concat, "Pack": _pack,
     "ExpandDims": _expand_dims, "Squeeze": _squeeze, "If": _if, "StatelessIf": _if,
     "While": _while, "StridedSlice": _strided_slice, "PartitionedCall": _call,
-    "StatefulPartitionedCall": _call})
+    "StatefulPartitionedCall": _call, "GatherV2": _gather, "Fill": _fill,
+    "OnesLike": _like(1), "ZerosLike": _like(0), "Cumsum": _cumsum, "ReverseV2": _reverse,
+    "Split": _split, "Range": _range,
+    "Identity": _identity, "Unpack": _unpack, "Any": _bool_reduce("ReduceSum"),
+    "All": _bool_reduce("ReduceMin"), "BiasAdd": _bias_add})
+CONVERTERS.update(RNN_CONVERTERS)
+CONVERTERS.update(LIST_CONVERTERS)
 # Converters that handle only some uses of their op: op -> (op -> reason it cannot, or None).
-LIMITS = {"StridedSlice": _slice_limit}
+LIMITS = {"StridedSlice": _slice_limit, "GatherV2": _gather_limit, "Split": _split_limit,
+          "Unpack": _split_limit, "BiasAdd": _bias_limit,
+          **RNN_LIMITS,
+          **LIST_LIMITS}

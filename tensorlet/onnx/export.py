@@ -64,6 +64,7 @@ class _Builder:
     self.initializers = []
     self._n = 0
     self._consts = {}
+    self.seq_types = {}  # ONNX name of a sequence (a TensorList) -> its element dtype
 
   def fresh(self, hint):
     self._n += 1
@@ -89,7 +90,16 @@ class _Builder:
     self._consts[key] = (name, array)
     return name
 
+  def same_types(self, src, dst):
+    """Sequences named `dst` hold what those named `src` hold."""
+    for a, b in zip(src, dst):
+      if a in self.seq_types:
+        self.seq_types.setdefault(b, self.seq_types[a])
+
   def value_info(self, name, tensor_like_dtype, shape):
+    if tensor_like_dtype is _dt.variant:
+      return self.onnx.helper.make_tensor_sequence_value_info(
+          name, self.onnx_type(self.seq_types[name]), None)
     dims = None if shape.rank is None else shape.as_list()
     return self.onnx.helper.make_tensor_value_info(name, self.onnx_type(tensor_like_dtype), dims)
 
@@ -139,23 +149,48 @@ class _Scope:
     outs = sub.inline(fg, inputs, captures)
     return self._graph(sub, outs, fg.outputs, [], hint)
 
-  def loop_body(self, body_g, cond_g, bcaps, ccaps):
-    """A Loop body: (iteration, condition, vars) -> (condition, vars)."""
+  def loop_body(self, body_g, cond_g, bcaps, ccaps, outer):
+    """A Loop body: (iteration, condition, vars) -> (condition, vars); `outer` names the
+    loop's initial values."""
     from tensorlet.tensor_shape import TensorShape
     sub = _Scope(self.b)
     it, c = self.b.fresh("iter"), self.b.fresh("cond_in")
     names = [self.b.fresh("var") for _ in body_g.inputs]
+    self.b.same_types(outer, names)
     h = self.b.onnx.helper
     inputs = [h.make_tensor_value_info(it, self.b.onnx.TensorProto.INT64, []),
               h.make_tensor_value_info(c, self.b.onnx.TensorProto.BOOL, [])]
     inputs += [self.b.value_info(n, ph.dtype, ph.shape) for n, ph in zip(names, body_g.inputs)]
     new = sub.inline(body_g, names, bcaps)
     more = sub.inline(cond_g, new, ccaps)[0]
+    self.b.same_types(names, new)
     cond_out = cond_g.outputs[0]
     outs = [more] + new
     infos = [self.b.value_info(more, cond_out.dtype, TensorShape([]))]
     infos += [self.b.value_info(n, t.dtype, t.shape) for n, t in zip(new, body_g.outputs)]
     return h.make_graph(sub.nodes, self.b.fresh("loop_body"), inputs, infos)
+
+
+def _reads(node):
+  """The names `node` reads, its subgraphs' reads of outer values included."""
+  out = set(node.input)
+  for a in node.attribute:
+    for g in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+      for n in g.node:
+        out |= _reads(n)
+  return out
+
+
+def _live(nodes, outputs):
+  """The nodes that `outputs` depend on (in order) and every name they read: what a
+  converter made and nothing used (an input projection the ONNX LSTM does itself) goes."""
+  used = set(outputs)
+  keep = []
+  for n in reversed(nodes):
+    if used.intersection(n.output):
+      keep.append(n)
+      used |= _reads(n)
+  return keep[::-1], used
 
 
 def _concrete(fn, input_signature):
@@ -209,10 +244,11 @@ def export(fn, path=None, opset=17, input_signature=None):
   for o, n in zip(outs, out_names):
     top.nodes.append(onnx.helper.make_node("Identity", [o], [n], name=b.fresh("n")))
   h = onnx.helper
-  graph = h.make_graph(top.nodes, cf.name,
+  nodes, used = _live(top.nodes, out_names)
+  graph = h.make_graph(nodes, cf.name,
                        [b.value_info(n, ph.dtype, ph.shape) for n, ph in zip(in_names, fg.inputs)],
                        [b.value_info(n, t.dtype, t.shape) for n, t in zip(out_names, fg.outputs)],
-                       initializer=b.initializers)
+                       initializer=[i for i in b.initializers if i.name in used])
   model = h.make_model(graph, opset_imports=[h.make_opsetid("", opset)],
                        producer_name="tensorlet")
   onnx.checker.check_model(model)
