@@ -16,12 +16,17 @@ import weakref
 
 import numpy as np
 
+from tensorlet.dtypes import variant as _variant
 from tensorlet.errors import InvalidArgumentError, OpError
+from tensorlet.ops.control_flow_ops import (If, PartitionedCall, StatefulPartitionedCall,
+                                            StatelessIf, if_predicate as _if_pred)
 from tensorlet.ops.registry import GRAPH_EXEC
 
 __all__ = ["Interpreter", "compile_graph", "function_for", "loop_for"]
 
 _counter = itertools.count()
+_CALL_OPS = frozenset({PartitionedCall, StatefulPartitionedCall})
+_IF_OPS = frozenset({If, StatelessIf})
 _BIG = 1 << 16  # elements; smaller values are not worth a `del`
 
 
@@ -83,6 +88,8 @@ def _plan(g):
       s = t.shape
       types[id(t)] = (tuple(s.as_list()) if s.is_fully_defined() else None, t.dtype)
       n = s.num_elements()
+      if t.dtype is _variant:
+        n = _BIG  # a list or a loop's history: often large, so freed at its last use
       if n is not None:
         sizes[id(t)] = n
     if od.is_const:
@@ -147,6 +154,19 @@ class _Emitter:
         outs.append(names[o])
       args = [names[i] for i in ins]
       od = n.opdef
+      if od in _CALL_OPS:
+        plan = _inline_plan(n.attrs["f"])
+        if plan is not None:
+          self._inline(plan, n, idx, args, outs_ids, prefix, indent)
+          _free(lines, ins, idx, names, last_use, sizes, producer, indent)
+          continue
+      if od in _IF_OPS:
+        a = n.attrs
+        then_p, else_p = _inline_plan(a["then_graph"]), _inline_plan(a["else_graph"])
+        if then_p is not None and else_p is not None:
+          self._inline_if(then_p, else_p, n, idx, args, outs_ids, prefix, indent)
+          _free(lines, ins, idx, names, last_use, sizes, producer, indent)
+          continue
       target = None
       if od.inplace is not None and not n.attrs and len(outs_ids) == 1:
         augmented = od.inplace in _AUGMENTED and len(ins) == 2
@@ -192,6 +212,55 @@ class _Emitter:
       self.line_node[len(lines)] = n
       _free(lines, ins, idx, names, last_use, sizes, producer, indent)
     return [names[o] for o in outputs]
+
+  def _inline(self, plan, node, idx, args, outs_ids, prefix, indent):
+    """The lines of a called graph in place of its call op (no call, no argument
+    tuples). Each output gets a name of its own that only the call's consumers use, so
+    the caller may `del` it at its last use as after a call."""
+    sub = f"{prefix}I{idx}_"
+    start = len(self.lines)
+    for k, a in enumerate(args):
+      if not a.isidentifier():  # an inlined read: evaluated once, at the call, as before
+        self.lines.append(f"{indent}{sub}a{k} = {a}")
+        args[k] = f"{sub}a{k}"
+    outs = self.emit(plan, args, sub, indent)
+    for k in range(start, len(self.lines)):
+      self.line_node.setdefault(k + 1, node)
+    seen = set()
+    for j, (o, nm) in enumerate(zip(outs_ids, outs)):
+      if nm.startswith(sub) and nm.isidentifier() and nm not in self.glb and nm not in seen:
+        self.names[o] = nm
+      else:  # the callee's input, a constant, or an output returned twice
+        self.names[o] = f"{sub}o{j}"
+        self.lines.append(f"{indent}{sub}o{j} = {nm}")
+      seen.add(nm)
+
+  def _inline_if(self, then_p, else_p, node, idx, args, outs_ids, prefix, indent):
+    """An If op as a Python `if` over its two branches' lines (no kernel, no call)."""
+    a = node.attrs
+    sub = f"{prefix}I{idx}_"
+    pred, caps = args[0], args[1:]
+    for k, v in enumerate(caps):
+      if not v.isidentifier():
+        self.lines.append(f"{indent}{sub}a{k} = {v}")
+        caps[k] = f"{sub}a{k}"
+    start = len(self.lines)
+    self.glb["_if_pred"] = _if_pred
+    self.lines.append(f"{indent}if _if_pred({pred}):")
+    for branch, (plan, pos) in enumerate(((then_p, a["then_idx"]), (else_p, a["else_idx"]))):
+      if branch:
+        self.lines.append(f"{indent}else:")
+      inner = indent + "  "
+      first = len(self.lines)
+      outs = self.emit(plan, [caps[i] for i in pos], f"{sub}{'te'[branch]}", inner)
+      for j, nm in enumerate(outs):
+        self.lines.append(f"{inner}{sub}o{j} = {nm}")
+      if len(self.lines) == first:
+        self.lines.append(f"{inner}pass")
+    for k in range(start, len(self.lines)):
+      self.line_node.setdefault(k + 1, node)
+    for j, o in enumerate(outs_ids):
+      self.names[o] = f"{sub}o{j}"
 
   def _zero(self, typ):
     """The global name of a 0-d zero of an output's dtype ("0" when unknown)."""
@@ -249,12 +318,14 @@ def compile_graph(g, fn_name="graph"):
   return em.finish(fn_name)
 
 
-def compile_loop(cond, body, n_vars, fn_name="while_loop"):
+def compile_loop(cond, body, n_vars, fn_name="while_loop", history=False, limit=False):
   """One Python `while` loop running two lowered graphs inline.
 
-  `cond` and `body` take the loop variables then their own captures; the loop
-  function takes (vars..., cond captures..., body captures...) and returns the
-  final vars.
+  `cond` and `body` take the loop variables then their own captures; the body returns
+  the new variables, then (a forward graph kept for a gradient) intermediates. The loop
+  function takes (vars..., cond captures..., body captures...), then with `history` a
+  callable given each iteration's (vars..., body outputs...), then with `limit` the
+  maximum number of iterations; it returns the final vars.
   """
   n_c = len(cond.inputs) - n_vars
   n_b = len(body.inputs) - n_vars
@@ -262,14 +333,24 @@ def compile_loop(cond, body, n_vars, fn_name="while_loop"):
   xs = [f"x{k}" for k in range(n_vars)]
   cc = [f"cc{k}" for k in range(n_c)]
   bc = [f"bc{k}" for k in range(n_b)]
-  em.lines.append(f"def {fn_name}({', '.join(xs + cc + bc)}):")
+  extra = (["H_"] if history else []) + (["L_"] if limit else [])
+  em.lines.append(f"def {fn_name}({', '.join(xs + cc + bc + extra)}):")
+  if limit:
+    em.lines.append("  it_ = 0")
   em.lines.append("  while True:")
+  if limit:
+    em.lines.append("    if it_ >= L_:")
+    em.lines.append("      break")
   (test,) = em.emit(_plan(cond), xs + cc, "C", "    ")
   em.lines.append(f"    if not {test}:")
   em.lines.append("      break")
+  if limit:
+    em.lines.append("    it_ += 1")
   new = em.emit(_plan(body), xs + bc, "B", "    ")
+  if history:
+    em.lines.append(f"    H_({_tuple(xs + new)})")
   if xs:
-    em.lines.append(f"    {', '.join(xs)}{',' if len(xs) == 1 else ''} = {_tuple(new)}")
+    em.lines.append(f"    {', '.join(xs)}{',' if len(xs) == 1 else ''} = {_tuple(new[:n_vars])}")
   em.lines.append(f"  return {_tuple(xs)}")
   return em.finish(fn_name)
 
@@ -293,15 +374,38 @@ def function_for(fg):
   return fn
 
 
-def loop_for(cond_g, body_g, n_vars):
-  """One compiled `while` loop of a loop's test and body graphs."""
-  hit = _LOOPS.get(cond_g)
+def loop_for(cond_g, body_g, n_vars, history=False, limit=False):
+  """One compiled `while` loop of a loop's test and body graphs (compile_loop)."""
+  per = _LOOPS.get(cond_g)
+  if per is None:
+    per = _LOOPS[cond_g] = {}
+  key = (history, limit)
+  hit = per.get(key)
   if hit is None or hit[0] is not body_g:
     from tensorlet.graph.passes import lower
     fn = compile_loop(lower(cond_g, bind_captures=False), lower(body_g, bind_captures=False),
-                      n_vars)
-    hit = _LOOPS[cond_g] = (body_g, fn)
+                      n_vars, history=history, limit=limit)
+    hit = per[key] = (body_g, fn)
   return hit[1]
+
+
+# Called graphs of at most this many operations are inlined into their caller's code.
+_INLINE_MAX_OPS = 64
+_INLINED = weakref.WeakKeyDictionary()
+
+
+def _inline_plan(fg):
+  """The plan of a call op's graph to inline (lowered once), or None when too large."""
+  hit = _INLINED.get(fg)
+  if hit is None:
+    from tensorlet.graph.passes import lower
+    if len(fg.get_operations()) > 4 * _INLINE_MAX_OPS:
+      hit = False
+    else:
+      plan = _plan(lower(fg, bind_captures=False))
+      hit = plan if len(plan[0]) <= _INLINE_MAX_OPS else False
+    _INLINED[fg] = hit
+  return hit or None
 
 
 _AUGMENTED = {"add": "+=", "subtract": "-=", "multiply": "*=", "true_divide": "/="}

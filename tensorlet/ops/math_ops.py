@@ -435,14 +435,16 @@ def rint(x, name=None):
 
 # -------------------------------------------------------- comparison/logical
 
-def _cmp(name, kernel, dtypes=REAL):
-  return op(name, dtypes=dtypes, shape=broadcast_bool, differentiable=False)(kernel)
+def _cmp(name, kernel, dtypes=REAL, expr=None):
+  return op(name, dtypes=dtypes, shape=broadcast_bool, differentiable=False,
+            expr=expr)(kernel)
 
 
-Less = _cmp("Less", np.less)
-LessEqual = _cmp("LessEqual", np.less_equal)
-Greater = _cmp("Greater", np.greater)
-GreaterEqual = _cmp("GreaterEqual", np.greater_equal)
+# NOTE: the operators call the same ufuncs (a loop's test inlined: no kernel call).
+Less = _cmp("Less", np.less, expr="{0} < {1}")
+LessEqual = _cmp("LessEqual", np.less_equal, expr="{0} <= {1}")
+Greater = _cmp("Greater", np.greater, expr="{0} > {1}")
+GreaterEqual = _cmp("GreaterEqual", np.greater_equal, expr="{0} >= {1}")
 LogicalAnd = _cmp("LogicalAnd", np.logical_and, BOOL)
 LogicalOr = _cmp("LogicalOr", np.logical_or, BOOL)
 LogicalXor = _cmp("LogicalXor", np.logical_xor, BOOL)
