@@ -119,16 +119,19 @@ class _Emitter:
     lines = self.lines
     for i, nm in zip(inputs, input_names):
       names[i] = nm
+    # Value ids of each op's inputs and outputs (the generated code's symbol table).
+    n_in = [[id(t) for t in op.inputs] for op in ops]
+    scalar_only = _scalar_only_consts(consts, n_in, types, outputs)
     for k, (i, v) in enumerate(consts.items()):
       if i not in names:
         names[i] = f"{prefix}c{k}"
-        # NOTE: a NumPy scalar operand costs NumPy a conversion per call (x * c:
-        # 440 ns with np.float32(c), 280 ns with a 0-d array); ufuncs still give
-        # scalars for all-0-d operands, so results are unchanged.
-        glb[names[i]] = np.asarray(v) if isinstance(v, np.generic) and v.dtype.kind in "biuf" \
-            else v
-    # Value ids of each op's inputs and outputs (the generated code's symbol table).
-    n_in = [[id(t) for t in op.inputs] for op in ops]
+        # NOTE: a NumPy scalar operand costs NumPy a conversion per call when the other
+        # operand is an array (x * c: 440 ns with np.float32(c), 280 ns with a 0-d
+        # array), while scalar with scalar is ~25x cheaper than with a 0-d array (a loop
+        # counter `i + 1`, `i < n`); ufuncs give scalars for all-0-d operands either way.
+        if isinstance(v, (np.generic, np.ndarray)) and v.ndim == 0 and v.dtype.kind in "biuf":
+          v = v[()] if i in scalar_only else np.asarray(v)
+        glb[names[i]] = v
     n_out = [[id(t) for t in op.outputs] for op in ops]
     last_use, uses, producer = {}, {}, {}
     for idx, op in enumerate(ops):
@@ -399,17 +402,32 @@ def _inline_plan(fg):
   hit = _INLINED.get(fg)
   if hit is None:
     from tensorlet.graph.passes import lower
-    if len(fg.get_operations()) > 4 * _INLINE_MAX_OPS:
-      hit = False
-    else:
-      plan = _plan(lower(fg, bind_captures=False))
-      hit = plan if len(plan[0]) <= _INLINE_MAX_OPS else False
+    hit = (None, None)
+    if len(fg.get_operations()) <= 4 * _INLINE_MAX_OPS:
+      low = lower(fg, bind_captures=False)
+      plan = _plan(low)
+      if len(plan[0]) <= _INLINE_MAX_OPS:
+        # NOTE: the lowered graph is kept with its plan: the plan names values by id,
+        # unique only while they live.
+        hit = (low, plan)
     _INLINED[fg] = hit
-  return hit or None
+  return hit[1]
 
 
 _AUGMENTED = {"add": "+=", "subtract": "-=", "multiply": "*=", "true_divide": "/="}
 _COMMUTATIVE = frozenset({"add", "multiply"})
+
+
+def _scalar_only_consts(consts, n_in, types, outputs):
+  """Ids of the 0-d constants whose every consumer has only 0-d inputs (and that are
+  not outputs): they are bound as NumPy scalars."""
+  out = {i for i, v in consts.items() if getattr(v, "ndim", None) == 0} - set(outputs)
+  if not out:
+    return out
+  for ins in n_in:
+    if out.intersection(ins) and not all(types.get(j, (None,))[0] == () for j in ins):
+      out.difference_update(ins)
+  return out
 
 
 def _inlined_reads(ops, n_in, n_out, uses, last_use, out_set):
