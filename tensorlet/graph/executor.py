@@ -349,13 +349,55 @@ def compile_loop(cond, body, n_vars, fn_name="while_loop", history=False, limit=
   em.lines.append("      break")
   if limit:
     em.lines.append("    it_ += 1")
-  new = em.emit(_plan(body), xs + bc, "B", "    ")
+  cplan = _plan(cond)
+  hoisted, main = _hoist(_plan(body), n_vars, cplan[0])
+  if hoisted is not None:
+    # NOTE: computed in the first iteration, after its test: a loop that never runs
+    # computes (and raises) nothing, as before.
+    em.lines.insert(1, "  first_ = True")
+    em.lines.append("    if first_:")
+    inv = em.emit(hoisted, bc, "H", "      ")
+    em.lines.append("      first_ = False")
+    new = em.emit(main, xs + bc + inv, "B", "    ")
+  else:
+    new = em.emit(main, xs + bc, "B", "    ")
   if history:
     em.lines.append(f"    H_({_tuple(xs + new)})")
   if xs:
     em.lines.append(f"    {', '.join(xs)}{',' if len(xs) == 1 else ''} = {_tuple(new[:n_vars])}")
   em.lines.append(f"  return {_tuple(xs)}")
   return em.finish(fn_name)
+
+
+def _hoist(plan, n_vars, cond_ops):
+  """Loop-invariant code motion: (plan of the body's ops that depend only on its
+  captures and constants, plan of the rest taking their values as extra inputs), or
+  (None, plan) when nothing moves. Stateful ops stay, and so do variable reads when
+  the loop writes anything."""
+  ops, inputs, outputs, consts, sizes, types = plan
+  writes = any(op.opdef.stateful for op in ops) or any(op.opdef.stateful for op in cond_ops)
+  inv = set(inputs[n_vars:]) | set(consts)
+  moved, rest = [], []
+  for op in ops:
+    od = op.opdef
+    if not od.stateful and not (od.reads_state and writes) and op.outputs and \
+        not op.control_inputs and all(id(t) in inv for t in op.inputs):
+      moved.append(op)
+      inv.update(id(o) for o in op.outputs)
+    else:
+      rest.append(op)
+  if not moved:
+    return None, plan
+  made = {id(o) for op in moved for o in op.outputs}
+  needed = {id(t) for op in rest for t in op.inputs} | set(outputs)
+  carried = [i for i in (id(o) for op in moved for o in op.outputs) if i in needed]
+
+  def used(group, extra=()):
+    ids = {id(t) for op in group for t in op.inputs} | set(extra)
+    return {i: v for i, v in consts.items() if i in ids}
+  return ((moved, inputs[n_vars:], carried, used(moved), sizes, types),
+          (rest, inputs + carried, outputs, used(rest, outputs), sizes, types)) \
+      if made else (None, plan)
 
 
 # Compiled graphs of control-flow and call ops, by graph: attrs hold only graphs.

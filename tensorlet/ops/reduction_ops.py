@@ -259,7 +259,18 @@ def _addn_shape(inputs, attrs):
   return [(s, inputs[0].dtype)]
 
 
-@op("AddN", dtypes=NUMERIC, shape=_addn_shape)
+def _addn_expr(attrs, node=None):
+  """Graphs inline `a + b + ...` when the static shapes are known and equal (the
+  kernel's shape check cannot fail then)."""
+  if node is None or len(node.inputs) < 2:
+    return None
+  dims = [t.shape.as_list() if t.shape.is_fully_defined() else None for t in node.inputs]
+  if dims[0] is None or any(d != dims[0] for d in dims[1:]):
+    return None
+  return "(" + " + ".join(f"{{{k}}}" for k in range(len(dims))) + ")"
+
+
+@op("AddN", dtypes=NUMERIC, shape=_addn_shape, expr=_addn_expr)
 def AddN(*xs):
   if any(x.shape != xs[0].shape for x in xs[1:]):
     raise ValueError("AddN inputs differ in shape")  # reworded by the shape rule

@@ -292,3 +292,93 @@ def test_comparisons_and_float_sums_are_inline_expressions():
   np.testing.assert_allclose(got[6].numpy(), [[5.0, 7.0, np.nan]])
   # integer sums keep the kernel: int32 wraps around as in TF
   assert got[7].dtype == tf.int32 and got[7].numpy() == np.int32(-(2 ** 30))
+
+
+def test_constants_of_scalar_arithmetic_are_numpy_scalars():
+  @tf.function
+  def f(i, x):
+    return i + 7, x * 2.5, i * 7, x + 3.5, tf.cast(i, tf.float32) + 3.5
+  args = (tf.constant(3), tf.constant([1.0, 2.0]))
+  run = _compiled(f, *args)
+  consts = {k: v for k, v in run.raw.__globals__.items() if k.startswith("c")}
+  kinds = {(v.item(), isinstance(v, np.ndarray)) for v in consts.values()}
+  assert (7, False) in kinds       # only 0-d consumers: a NumPy scalar
+  assert (2.5, True) in kinds      # an array operand: a 0-d array
+  assert (3.5, True) in kinds      # shared by an array and a scalar consumer
+  out = f(*args)
+  assert [o.dtype for o in out] == [tf.int32, tf.float32, tf.int32, tf.float32, tf.float32]
+  assert out[0].numpy() == 10 and out[2].numpy() == 21 and out[4].numpy() == 6.5
+  np.testing.assert_allclose(out[1].numpy(), [2.5, 5.0])
+  big = tf.constant(2 ** 31 - 1)
+  assert f(big, args[1])[0].numpy() == -(2 ** 31) + 6  # int32 wraps around, as in TF
+
+
+# ------------------------------------------------------------ loop-invariant code motion
+
+def _loop_source(f, *args):
+  f(*args)
+  g = f.get_concrete_function(*args).graph
+  op = next(op for op in g.get_operations() if op.opdef is cf.While)
+  return executor.loop_for(op.attrs["cond_graph"], op.attrs["body_graph"],
+                           op.attrs["n_vars"]).source
+
+
+def test_loop_invariant_values_are_computed_once():
+  w = tf.Variable(np.arange(12, dtype=np.float32).reshape(3, 4))
+
+  @tf.function
+  def f(x, n):
+    return tf.while_loop(lambda i, x: i < n,
+                         lambda i, x: (i + 1, x @ tf.transpose(w[:, :3]) * 0.1 + 1.0),
+                         (0, x))[1]
+  x = np.ones((2, 3), np.float32)
+  src = _loop_source(f, tf.constant(x), tf.constant(4))
+  first = src.index("if first_:")
+  assert src.index("._value", first) < src.index("first_ = False")  # the read moved too
+  want = x
+  wn = np.arange(12, dtype=np.float32).reshape(3, 4)
+  for _ in range(4):
+    want = want @ wn[:, :3].T * np.float32(0.1) + 1
+  np.testing.assert_allclose(f(tf.constant(x), tf.constant(4)).numpy(), want, rtol=1e-6)
+  w.assign(w * 2.0)  # a later call reads the new value
+  want = x
+  for _ in range(4):
+    want = want @ (2 * wn[:, :3]).T * np.float32(0.1) + 1
+  np.testing.assert_allclose(f(tf.constant(x), tf.constant(4)).numpy(), want, rtol=1e-6)
+
+
+def test_reads_stay_in_a_loop_that_writes():
+  v = tf.Variable(1.0)
+
+  @tf.function
+  def f():
+    def body(i, s):
+      v.assign_add(1.0)
+      return i + 1, s + v.read_value() * 2.0
+    return tf.while_loop(lambda i, s: i < 3, body, (0, 0.0))[1]
+  assert f().numpy() == (2.0 + 3.0 + 4.0) * 2.0
+
+
+def test_invariant_values_of_a_loop_that_never_runs_are_not_computed():
+  params = tf.constant([1.0, 2.0])
+
+  @tf.function
+  def f(n, k):
+    return tf.while_loop(lambda i, s: i < n,
+                         lambda i, s: (i + 1, s + tf.gather(params, k)), (0, 0.0))[1]
+  assert f(tf.constant(0), tf.constant(7)).numpy() == 0.0  # index 7 is never looked up
+  assert f(tf.constant(2), tf.constant(1)).numpy() == 4.0
+  with pytest.raises(tf.errors.InvalidArgumentError):
+    f(tf.constant(2), tf.constant(7))
+
+
+def test_add_n_of_static_shapes_is_an_inline_sum():
+  @tf.function
+  def f(a, b, c):
+    return tf.add_n([a, b, c]), tf.add_n([a])
+  args = [tf.constant(np.full([2, 2], k, np.float32)) for k in (1.0, 2.0, 4.0)]
+  run = _compiled(f, *args)
+  assert " + " in run.source
+  s, one = f(*args)
+  np.testing.assert_array_equal(s.numpy(), np.full([2, 2], 7.0))
+  np.testing.assert_array_equal(one.numpy(), np.ones([2, 2]))
