@@ -382,3 +382,20 @@ def test_add_n_of_static_shapes_is_an_inline_sum():
   s, one = f(*args)
   np.testing.assert_array_equal(s.numpy(), np.full([2, 2], 7.0))
   np.testing.assert_array_equal(one.numpy(), np.ones([2, 2]))
+
+
+def test_scalar_captures_of_a_range_loop_become_numpy_scalars():
+  @tf.function
+  def f(x, n):
+    for i in tf.range(2, n, 3):
+      x = x * 1.5 + tf.cast(i, tf.float32)
+    return x
+  x = np.array([1.0, 2.0], np.float32)
+  src = _loop_source(f, tf.constant(x), tf.constant(12))
+  assert "_as_scalar(" in src
+  want = x
+  for i in range(2, 12, 3):
+    want = want * np.float32(1.5) + np.float32(i)
+  out = f(tf.constant(x), tf.constant(12))
+  assert out.dtype == tf.float32
+  np.testing.assert_allclose(out.numpy(), want, rtol=1e-6)
