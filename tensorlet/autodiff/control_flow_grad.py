@@ -71,7 +71,9 @@ def _(op, *dys):
   # body's outputs and the intermediates its gradient needs (forward_graph).
   recompute = _gradient_recorded()
   fwd = forward_graph(body_g)
-  body_g._history_body = fwd if fwd is not body_g else None
+  if fwd is not body_g:
+    # NOTE: an attribute (like keep_history), so a saved graph keeps it with the gradient.
+    a["history_body"] = fwd
   extra = getattr(fwd, "_forward_extra", None)
   hist_specs = tuple(specs) + tuple((t.shape, t.dtype) for t in fwd.outputs)
 

@@ -162,7 +162,7 @@ def _while_shape(inputs, attrs):
 
 @op("While", type_inputs=(), stateful=True, num_outputs=None, shape=_while_shape)
 def While(*args, n_vars, cond_idx, body_idx, has_max, var_specs, keep_history, cond_graph,
-          body_graph):
+          body_graph, history_body=None):
   vars_ = args[:n_vars]
   caps = args[n_vars:len(args) - (1 if has_max else 0)]
   limit = int(args[-1]) if has_max else None
@@ -170,9 +170,9 @@ def While(*args, n_vars, cond_idx, body_idx, has_max, var_specs, keep_history, c
   bcaps = [caps[i] for i in body_idx]
   # NOTE: test and body compiled inline into one Python loop. A loop whose gradient was
   # asked for keeps each iteration's (vars..., body outputs...) and runs the body's
-  # forward graph (`_history_body`, set by the gradient rule) so that its outputs go on
+  # forward graph (`history_body`, set by the gradient rule) so that its outputs go on
   # with the intermediates the gradient needs: the reverse loop then recomputes nothing.
-  body = getattr(body_graph, "_history_body", None) if keep_history else None
+  body = history_body if keep_history else None
   loop = GRAPH_EXEC["loop"](cond_graph, body or body_graph, n_vars, keep_history,
                             limit is not None)
   hist = [] if keep_history else None

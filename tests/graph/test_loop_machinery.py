@@ -81,7 +81,7 @@ def test_history_keeps_the_intermediates_and_the_forward_is_one_compiled_loop():
   fwd = [op for op in whiles if op.attrs["keep_history"]]
   assert len(fwd) == 1
   body = fwd[0].attrs["body_graph"]
-  hb = body._history_body
+  hb = fwd[0].attrs["history_body"]
   assert hb is not None and len(hb.outputs) > len(body.outputs)
   loops = executor._LOOPS[fwd[0].attrs["cond_graph"]]
   assert (True, False) in loops  # the history loop, compiled (no per-iteration calls)
@@ -399,3 +399,20 @@ def test_scalar_captures_of_a_range_loop_become_numpy_scalars():
   out = f(tf.constant(x), tf.constant(12))
   assert out.dtype == tf.float32
   np.testing.assert_allclose(out.numpy(), want, rtol=1e-6)
+
+
+def test_saved_train_step_with_a_loop_gradient_loads_and_runs(tmp_path):
+  # The history graph is an attribute of the While node: it is saved with the gradient.
+  class M(tf.Module):
+    def __init__(self):
+      self.w = tf.Variable(0.8)
+
+    @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+    def grad(self, x):
+      return _loop_grad(x, self.w, 3)
+  m = M()
+  want = [t.numpy() for t in m.grad(tf.constant(0.4))]
+  tf.saved_model.save(m, str(tmp_path))
+  got = [t.numpy() for t in tf.saved_model.load(str(tmp_path)).grad(tf.constant(0.4))]
+  np.testing.assert_allclose(got, want, rtol=1e-6)
+  np.testing.assert_allclose(want, _numpy_loop_grad(np.float64(0.4), 0.8, 3), rtol=1e-5)
