@@ -186,8 +186,13 @@ def WhileHistoryLen(hist):
   return np.int32(len(hist.value))
 
 
+def _history_get_expr(attrs, node=None):
+  # NOTE: inlined in the reverse loop (a short entry fails its unpacking there instead).
+  return f"{{0}}.value[{{1}}][:{len(attrs['var_specs'])}]"
+
+
 @op("WhileHistoryGet", type_inputs=(), num_outputs=None, differentiable=False,
-    shape=lambda i, a: list(a["var_specs"]))
+    shape=lambda i, a: list(a["var_specs"]), expr=_history_get_expr)
 def WhileHistoryGet(hist, i, *, var_specs):
   """Iteration i's (vars..., body outputs..., intermediates...), as many as `var_specs`."""
   entry = hist.value[int(i)]
