@@ -2,8 +2,8 @@
 `tf.function`, printed like tf_reference.py's lines so the two can alternate in the same
 minute on a shared host (CPU time is the steadier figure there):
 
-  python benchmarks/seq_cpu.py [-k lstm] [--threads 1] [--repeat 30]
-  TF_USE_LEGACY_KERAS=1 python benchmarks/tf_reference.py -k lstm [--threads 1]
+  python benchmarks/seq_cpu.py [-k lstm|simple_rnn] [--threads 1] [--repeat 30]
+  TF_USE_LEGACY_KERAS=1 python benchmarks/tf_reference.py -k lstm|simple_rnn [--threads 1]
 """
 import argparse
 import os
@@ -31,6 +31,10 @@ def main():
   if "lstm" in args.k or not args.k:
     ids, y = lstm_data()
     steps.append(("LSTM text classifier step", ws.lstm_model(),
+                  tf.keras.losses.BinaryCrossentropy(from_logits=True), ids, y))
+  if "simple_rnn" in args.k or not args.k:
+    ids, y = lstm_data()
+    steps.append(("SimpleRNN text classifier step", ws.simple_rnn_model(),
                   tf.keras.losses.BinaryCrossentropy(from_logits=True), ids, y))
   if "transformer" in args.k or not args.k:
     x, y = transformer_data()

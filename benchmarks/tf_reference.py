@@ -90,6 +90,13 @@ def main():
     bench("LSTM text classifier step", model,
           tf.keras.losses.BinaryCrossentropy(from_logits=True), tf.constant(ids),
           tf.constant(y))
+  if "simple_rnn" in args.k or not args.k:
+    ids, y = lstm_data()
+    model = tf.keras.Sequential([L.Embedding(VOCAB, EMB), L.SimpleRNN(UNITS), L.Dense(1)])
+    model.build((None, STEPS))
+    bench("SimpleRNN text classifier step", model,
+          tf.keras.losses.BinaryCrossentropy(from_logits=True), tf.constant(ids),
+          tf.constant(y))
   if "transformer" in args.k or not args.k:
     x, y = transformer_data()
     inp = tf.keras.Input((T_SEQ, D_MODEL))

@@ -454,6 +454,7 @@ ALL = [
     ("w5", w5_conv),
 ]
 ALL += __import__("workloads_seq").ALL  # LSTM and Transformer training steps
+ALL += __import__("workloads_loop").ALL  # while_loop machinery per iteration
 ALL += __import__("workloads_conv").ALL  # convolution training kernels
 ALL += __import__("workloads_w7").ALL  # MNIST convnet step, demo fit epoch
 ALL += __import__("thread_cliff").ALL  # default vs one BLAS thread vs no policy

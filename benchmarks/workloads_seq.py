@@ -2,6 +2,9 @@
 
 - LSTM text classifier: Embedding(10000, 64) -> LSTM(64) -> Dense(1), batch 32 of 100
   token ids, binary cross-entropy from logits, Adam.
+- SimpleRNN text classifier: Embedding(10000, 64) -> SimpleRNN(64) -> Dense(1), the LSTM's
+  data and loss; its graph runs a `tf.while_loop` per time step (the loop machinery's
+  benchmark: the one-op LSTM no longer runs one).
 - Transformer block: x + MultiHeadAttention(4 heads, key_dim 16) -> LayerNormalization ->
   x + Dense(64)(Dense(256, relu)) -> LayerNormalization, batch 32 x 64 steps x 64, mean
   squared error to a target, Adam.
@@ -119,6 +122,66 @@ def lstm_text_classifier(repeat):
                    tf.constant(y), max(3, repeat // 3))
 
 
+# ------------------------------------------------------------- SimpleRNN
+
+def simple_rnn_model():
+  L = tf.keras.layers
+  tf.keras.utils.set_random_seed(0)
+  model = tf.keras.Sequential([L.Embedding(VOCAB, EMB), L.SimpleRNN(UNITS), L.Dense(1)])
+  model.build((None, STEPS))
+  return model
+
+
+def simple_rnn_numpy_step(params, ids, y, update):
+  """Forward, backpropagation through time and `update(ps, grads)` of the SimpleRNN model."""
+  ps = [np.array(p) for p in params]
+  flat_ids = ids.reshape(-1)
+  n = ids.shape[0]
+
+  def step():
+    emb, k, r, b, wd, bd = ps
+    e = emb[flat_ids]  # (B*T, E)
+    xp = (e @ k + b).reshape(n, STEPS, UNITS).transpose(1, 0, 2)
+    h = np.zeros((n, UNITS), np.float32)
+    hs = [h]
+    for t in range(STEPS):
+      h = np.tanh(xp[t] + h @ r)
+      hs.append(h)
+    logits = h @ wd + bd
+    loss = np.mean(np.maximum(logits, 0) - logits * y + np.log1p(np.exp(-np.abs(logits))))
+    dl = (_sig(logits) - y) / n
+    dwd, dbd = h.T @ dl, dl.sum(0)
+    dh = dl @ wd.T
+    dr = np.zeros_like(r)
+    dxp = np.empty((STEPS, n, UNITS), np.float32)
+    for t in range(STEPS - 1, -1, -1):
+      h1 = hs[t + 1]
+      dz = dxp[t]
+      np.multiply(dh, 1 - h1 * h1, out=dz)
+      dr += hs[t].T @ dz
+      dh = dz @ r.T
+    dxp2 = dxp.transpose(1, 0, 2).reshape(-1, UNITS)
+    dk = e.T @ dxp2
+    db = dxp2.sum(0)
+    demb = np.zeros_like(emb)
+    np.add.at(demb, flat_ids, dxp2 @ k.T)
+    update(ps, [demb, dk, dr, db, dwd, dbd])
+    return loss
+  return step
+
+
+def simple_rnn_text_classifier(repeat):
+  """Embedding(10000, 64) -> SimpleRNN(64) -> Dense(1), Adam, batch 32 x 100 steps."""
+  from workloads import _numpy_adam
+  ids, y = lstm_data()
+  model = simple_rnn_model()
+  params = [np.asarray(v) for v in model.trainable_variables]
+  step_np = simple_rnn_numpy_step(params, ids, y, _numpy_adam(params))
+  train_step = lstm_train_step(model, _adam())
+  yield from _rows("SimpleRNN text classifier step", train_step, step_np, tf.constant(ids),
+                   tf.constant(y), max(3, repeat // 3))
+
+
 # ------------------------------------------------------------- Transformer block
 
 def transformer_model():
@@ -230,5 +293,6 @@ def transformer_block(repeat):
 
 ALL = [
     ("lstm_text_classifier", lstm_text_classifier),
+    ("simple_rnn_text_classifier", simple_rnn_text_classifier),
     ("transformer_block", transformer_block),
 ]

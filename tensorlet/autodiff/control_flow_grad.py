@@ -8,7 +8,7 @@ forward op kept for each iteration (`keep_history`, switched on only when a
 gradient is requested), or recomputes when the gradient is itself recorded.
 """
 from tensorlet import dtypes as _dt
-from tensorlet.autodiff.function_grad import call_gradients, sparse_gradient_dtypes
+from tensorlet.autodiff.function_grad import call_gradients, forward_graph, sparse_gradient_dtypes
 from tensorlet.indexed_slices import IndexedSlices, to_dense
 from tensorlet.errors import InvalidArgumentError
 from tensorlet.ops import array_ops
@@ -104,8 +104,15 @@ def _(op, *dys):
   specs = a["var_specs"]
   # NOTE: when this gradient is itself recorded (higher order), the state of
   # iteration i is recomputed from the loop inputs, so it stays differentiable;
-  # otherwise it is read from the history the forward loop kept (O(n)).
+  # otherwise it is read from the history the forward loop kept (O(n)), with the
+  # body's outputs and the intermediates its gradient needs (forward_graph).
   recompute = _gradient_recorded()
+  fwd = forward_graph(body_g)
+  if fwd is not body_g:
+    # NOTE: an attribute (like keep_history), so a saved graph keeps it with the gradient.
+    a["history_body"] = fwd
+  extra = getattr(fwd, "_forward_extra", None)
+  hist_specs = tuple(specs) + tuple((t.shape, t.dtype) for t in fwd.outputs)
 
   def state_at(i):
     if recompute:
@@ -113,7 +120,7 @@ def _(op, *dys):
                        lambda j, *xs: [j + 1] + cf.call(body_g, list(xs) + bcaps)[:n],
                        [0] + vars_in)
       return list(out[1:])
-    st = execute(cf.WhileHistoryGet, [hist, i], {"var_specs": specs})
+    st = execute(cf.WhileHistoryGet, [hist, i], {"var_specs": hist_specs})
     return list(st) if isinstance(st, tuple) else [st]
 
   def g_cond(i, *rest):
@@ -122,14 +129,15 @@ def _(op, *dys):
   def g_body(i, *rest):
     gs = list(rest[:len(diff_vars)])
     gc = list(rest[len(diff_vars):])
-    state = state_at(i - 1)
+    entry = state_at(i - 1)
+    state, outs = entry[:n], (entry[n:] if len(entry) > n else None)
     full = [None] * n
     for k, g in zip(diff_vars, gs):
       full[k] = g
     for k in range(n):
       if full[k] is None:
         full[k] = _zeros_for(state[k])
-    gs_all = call_gradients(body_g, list(state) + bcaps, full, dense=True)
+    gs_all = call_gradients(body_g, list(state) + bcaps, full, outs, extra, dense=True)
     g_state, g_caps = gs_all[:n], gs_all[n:]
     new_gs = [g_state[k] if g_state[k] is not None else array_ops.zeros_like(gs[j])
               for j, k in enumerate(diff_vars)]

@@ -21,12 +21,19 @@ __all__ = ["Variant", "call", "If", "StatelessIf", "While", "PartitionedCall",
 
 
 class Variant:
-  """An opaque value of dtype `variant` (loop histories, tensor lists)."""
+  """An opaque value of dtype `variant` (loop histories, tensor lists).
 
-  __slots__ = ("value",)
+  For a tensor list (a tuple), `written` may give the indices of its non-None slots
+  (None: not known) and `clean` says no slot holds a Variant zero: hints that let a
+  loop's gradient add a one-slot list to its accumulator without scanning every slot.
+  """
 
-  def __init__(self, value):
+  __slots__ = ("value", "written", "clean")
+
+  def __init__(self, value, written=None, clean=False):
     self.value = value
+    self.written = written
+    self.clean = clean
 
   def __repr__(self):
     return f"<variant {type(self.value).__name__}>"
@@ -76,11 +83,16 @@ def _if_shape(inputs, attrs):
   return [(s, d) for s, d in attrs["out_specs"]]
 
 
-def _if_kernel(pred, *caps, then_idx, else_idx, out_specs, then_graph, else_graph):
-  if np.asarray(pred).size != 1:
+def if_predicate(pred):
+  """The truth of an If's predicate (one element, as TF requires)."""
+  if np.size(pred) != 1:
     raise InvalidArgumentError(None, None, f"The predicate of a cond must be a scalar, got "
                                f"shape {list(np.shape(pred))} [Op:If]")
-  if bool(pred):
+  return bool(pred)
+
+
+def _if_kernel(pred, *caps, then_idx, else_idx, out_specs, then_graph, else_graph):
+  if if_predicate(pred):
     return GRAPH_EXEC["function"](then_graph)(*[caps[i] for i in then_idx])
   return GRAPH_EXEC["function"](else_graph)(*[caps[i] for i in else_idx])
 
@@ -150,25 +162,22 @@ def _while_shape(inputs, attrs):
 
 @op("While", type_inputs=(), stateful=True, num_outputs=None, shape=_while_shape)
 def While(*args, n_vars, cond_idx, body_idx, has_max, var_specs, keep_history, cond_graph,
-          body_graph):
+          body_graph, history_body=None):
   vars_ = args[:n_vars]
   caps = args[n_vars:len(args) - (1 if has_max else 0)]
   limit = int(args[-1]) if has_max else None
   ccaps = [caps[i] for i in cond_idx]
   bcaps = [caps[i] for i in body_idx]
-  if not keep_history and limit is None:
-    # NOTE: the hot path: test and body compiled inline into one Python loop.
-    loop = GRAPH_EXEC["loop"](cond_graph, body_graph, n_vars)
-    return tuple(loop(*vars_, *ccaps, *bcaps)) + (Variant(None),)
-  test, step = GRAPH_EXEC["function"](cond_graph), GRAPH_EXEC["function"](body_graph)
+  # NOTE: test and body compiled inline into one Python loop. A loop whose gradient was
+  # asked for keeps each iteration's (vars..., body outputs...) and runs the body's
+  # forward graph (`history_body`, set by the gradient rule) so that its outputs go on
+  # with the intermediates the gradient needs: the reverse loop then recomputes nothing.
+  body = history_body if keep_history else None
+  loop = GRAPH_EXEC["loop"](cond_graph, body or body_graph, n_vars, keep_history,
+                            limit is not None)
   hist = [] if keep_history else None
-  i = 0
-  while (limit is None or i < limit) and bool(test(*vars_, *ccaps)[0]):
-    if hist is not None:
-      hist.append(vars_)
-    vars_ = step(*vars_, *bcaps)
-    i += 1
-  return tuple(vars_) + (Variant(hist),)
+  extra = ([hist.append] if keep_history else []) + ([limit] if limit is not None else [])
+  return tuple(loop(*vars_, *ccaps, *bcaps, *extra)) + (Variant(hist),)
 
 
 @op("WhileHistoryLen", type_inputs=(), shape=lambda i, a: [(TensorShape([]), _dt.int32)],
@@ -177,10 +186,20 @@ def WhileHistoryLen(hist):
   return np.int32(len(hist.value))
 
 
+def _history_get_expr(attrs, node=None):
+  # NOTE: inlined in the reverse loop (a short entry fails its unpacking there instead).
+  return f"{{0}}.value[{{1}}][:{len(attrs['var_specs'])}]"
+
+
 @op("WhileHistoryGet", type_inputs=(), num_outputs=None, differentiable=False,
-    shape=lambda i, a: list(a["var_specs"]))
+    shape=lambda i, a: list(a["var_specs"]), expr=_history_get_expr)
 def WhileHistoryGet(hist, i, *, var_specs):
-  return tuple(hist.value[int(i)])
+  """Iteration i's (vars..., body outputs..., intermediates...), as many as `var_specs`."""
+  entry = hist.value[int(i)]
+  if len(entry) < len(var_specs):
+    raise InvalidArgumentError(None, None, "a While loop's history lacks the intermediates "
+                               "its gradient needs (it ran before the gradient was built)")
+  return entry[:len(var_specs)]
 
 
 # The builders moved up a layer (graph/control_flow.py); old import paths still work.

@@ -49,9 +49,21 @@ def _np_reduce(fn):
   return k
 
 
+def _sum_expr(attrs, node=None):
+  """Graphs inline the ufunc's reduce for floats (np.sum's wrapper costs ~2 us a call;
+  integer sums go through the kernel, which casts NumPy's wider result back)."""
+  axis = attrs.get("axis")
+  if node is None or not node.inputs[0].dtype.is_floating or not (
+      axis is None or isinstance(axis, (tuple, list)) and
+      all(type(a) is int for a in axis)):
+    return None
+  axis = None if axis is None else tuple(axis)
+  return f"np.add.reduce({{0}}, axis={axis!r}, keepdims={bool(attrs.get('keepdims'))})"
+
+
 # NOTE: the ufuncs' reduce is what np.sum / np.prod call, without their ~1.5 us wrapper
-Sum = op("Sum", dtypes=NUMERIC, shape=_reduce_shape, grad_shape="exact")(
-    _np_reduce(np.add.reduce))
+Sum = op("Sum", dtypes=NUMERIC, shape=_reduce_shape, grad_shape="exact",
+         expr=_sum_expr)(_np_reduce(np.add.reduce))
 Prod = op("Prod", dtypes=NUMERIC, shape=_reduce_shape)(_np_reduce(np.multiply.reduce))
 def _np_extreme(fn, identity):
   plain = _np_reduce(fn)
@@ -248,7 +260,18 @@ def _addn_shape(inputs, attrs):
   return [(s, inputs[0].dtype)]
 
 
-@op("AddN", dtypes=NUMERIC, shape=_addn_shape)
+def _addn_expr(attrs, node=None):
+  """Graphs inline `a + b + ...` when the static shapes are known and equal (the
+  kernel's shape check cannot fail then)."""
+  if node is None or len(node.inputs) < 2:
+    return None
+  dims = [t.shape.as_list() if t.shape.is_fully_defined() else None for t in node.inputs]
+  if dims[0] is None or any(d != dims[0] for d in dims[1:]):
+    return None
+  return "(" + " + ".join(f"{{{k}}}" for k in range(len(dims))) + ")"
+
+
+@op("AddN", dtypes=NUMERIC, shape=_addn_shape, expr=_addn_expr)
 def AddN(*xs):
   if any(x.shape != xs[0].shape for x in xs[1:]):
     raise ValueError("AddN inputs differ in shape")  # reworded by the shape rule

@@ -50,21 +50,55 @@ def _zero_like_elem(items, attrs):
 def TensorListReserve(size, *, element_dtype, element_shape):
   if int(size) < 0:
     raise InvalidArgumentError(None, None, f"TensorArray size must be >= 0, got {int(size)}")
-  return Variant((None,) * int(size))
+  return Variant((None,) * int(size), (), True)
 
 
 @op("VariantZerosLike", type_inputs=(), shape=_vshape, differentiable=False)
 def VariantZerosLike(v):
   # NOTE: as long as `v` (unwritten slots), so gradient lists keep the forward
   # list's length: a read's gradient then never ends short of a later index.
-  return Variant((None,) * len(v.value) if isinstance(v.value, tuple) else None)
+  return Variant((None,) * len(v.value) if isinstance(v.value, tuple) else None, (), True)
+
+
+# Lists with at most this many known written slots keep the indices (Variant.written).
+_FEW = 16
 
 
 @op("VariantAddN", dtypes=_V, shape=_vshape)
 def VariantAddN(*vs):
-  # NOTE: a loop's gradient list grows by one written slot per iteration: the densest
-  # list is copied whole and only the others' written slots are visited, all found by
-  # C-level passes (a Python loop over every slot cost ~8% of an LSTM training step).
+  # NOTE: a loop's gradient list grows by one written slot per iteration, and each
+  # iteration adds a list written at one slot: lists whose few written slots are known
+  # (Variant.written) are visited at those slots only, so the sum costs one copy of the
+  # one other list. Without the hints, the densest list is copied whole and only the
+  # others' written slots are visited, all found by C-level passes.
+  sparse = [v for v in vs if v.written is not None]
+  if len(sparse) >= len(vs) - 1:
+    dense = [v for v in vs if v.written is None]
+    n = max(len(_items(v)) for v in vs)
+    if dense:
+      base = _items(dense[0])
+      out = list(base)
+      if not dense[0].clean and Variant in set(map(type, out)):
+        out = [None if isinstance(x, Variant) else x for x in out]
+      written = None
+    else:
+      out, written = [], ()
+    if len(out) < n:
+      out.extend([None] * (n - len(out)))
+    for v in sparse:
+      items = v.value
+      for i in v.written:
+        x = items[i]
+        if x is not None and not isinstance(x, Variant):
+          if out[i] is None:
+            out[i] = x
+            if written is not None:
+              written += (i,)
+          else:
+            out[i] = out[i] + x
+    if written is not None and len(written) > _FEW:
+      written = None
+    return Variant(tuple(out), written, True)
   lists = sorted(((_written(items), items) for items in map(_items, vs)),
                  key=lambda wi: -len(wi[0]))
   n = max(len(items) for _, items in lists)
@@ -76,7 +110,7 @@ def VariantAddN(*vs):
       x = items[i]
       if not isinstance(x, Variant):
         out[i] = x if out[i] is None else out[i] + x
-  return Variant(tuple(out))
+  return Variant(tuple(out), None, True)
 
 
 def _written(items):
@@ -100,16 +134,21 @@ def TensorListSetItem(lst, index, item, *, dynamic_size, element_dtype, element_
       raise InvalidArgumentError(None, None, f"Tried to write to index {i} but array is not "
                                  f"resizeable and size is: {len(items)}")
     items.extend([None] * (i + 1 - len(items)))
-  got = np.shape(item)
-  if element_shape is not None and element_shape.rank is not None and (
-      element_shape.rank != len(got) or
-      any(w is not None and w != g for w, g in zip(element_shape.as_list(), got))):
-    raise InvalidArgumentError(None, None, f"Could not write to TensorArray index {i} because "
-                               f"the value shape is {list(got)} which is incompatible "
-                               f"with the TensorArray's inferred element shape: "
-                               f"{element_shape}")
+  want = element_shape._dims if element_shape is not None else None
+  if want is not None:
+    got = np.shape(item)
+    if got != want and (len(want) != len(got) or
+                        any(w is not None and w != g for w, g in zip(want, got))):
+      raise InvalidArgumentError(None, None, f"Could not write to TensorArray index {i} "
+                                 f"because the value shape is {list(got)} which is "
+                                 f"incompatible with the TensorArray's inferred element "
+                                 f"shape: {element_shape}")
+  was = items[i]
   items[i] = item
-  return Variant(tuple(items))
+  written = lst.written
+  if written is not None and was is None and item is not None:
+    written = written + (i,) if len(written) < _FEW else None
+  return Variant(tuple(items), written, lst.clean and not isinstance(item, Variant))
 
 
 @TensorListSetItem.def_grad
