@@ -2,6 +2,7 @@
 process, so the ratio holds even when the machine's speed drifts."""
 import gc
 import statistics
+import sys
 import time
 
 # What the samples measure: wall time, or the process's CPU time (run.py --cpu), the
@@ -9,13 +10,24 @@ import time
 CLOCK = time.perf_counter
 
 
+def _user_threads():
+  """Hands the BLAS back the user's default thread count before NumPy's samples: the
+  count is process-wide, and tensorlet's policy may have left it at one thread, which
+  would time the hand-written NumPy below what the user's own NumPy code gets."""
+  bt = sys.modules.get("tensorlet.ops._blas_threads")
+  if bt is not None:
+    bt.hand_back()
+
+
 def time_pair(fn_tl, fn_np, repeat=15, min_time=0.05, warmup=2):
   """Medians (seconds per call) of `fn_tl` and `fn_np`, measured alternately."""
   for _ in range(warmup):
     fn_tl()
+    _user_threads()
     fn_np()
   n = 1
   while True:  # calls per sample so one sample lasts >= min_time
+    _user_threads()
     t = time.perf_counter()
     for _ in range(n):
       fn_np()
@@ -31,6 +43,7 @@ def time_pair(fn_tl, fn_np, repeat=15, min_time=0.05, warmup=2):
       for _ in range(n):
         fn_tl()
       tl.append((CLOCK() - t) / n)
+      _user_threads()
       t = CLOCK()
       for _ in range(n):
         fn_np()

@@ -28,7 +28,7 @@ import os
 import time
 
 __all__ = ["gemm", "matmul", "einsum", "work", "set_fixed", "set_policy", "current",
-           "default_threads", "policy_enabled"]
+           "default_threads", "policy_enabled", "hand_back"]
 
 # NOTE: OpenBLAS runs GEMMs of m*n*k <= 65536 * 4 on one thread by itself, so those
 # need no decision at all (and graphs of such products, as W1's, pay nothing).
@@ -148,6 +148,14 @@ def _switch(n):
   global _cur
   _set(n)
   _cur = n
+
+
+def hand_back():
+  """Gives the BLAS back the user's own default count. The count is process-wide: NumPy
+  code outside tensorlet shares it, and after a GEMM the policy gave one thread it would
+  run on one thread too (half speed for a large NumPy matmul on 2 idle cores)."""
+  if _cur is not None and _cur != _max and not _fixed:
+    _switch(_max)
 
 
 def set_fixed(n):

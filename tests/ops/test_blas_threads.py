@@ -102,6 +102,20 @@ def test_policy_off_restores_the_default(monkeypatch):
   assert f.calls == [1, 4, 1]
 
 
+def test_hand_back_restores_the_users_count_for_numpy(monkeypatch):
+  f = FakeBlas(monkeypatch)
+  bt.hand_back()  # nothing set yet: nothing to give back
+  assert f.calls == []
+  bt.gemm(128, 128, 128)
+  bt.hand_back()
+  assert f.calls == [1, 4] and bt.current() == 4
+  bt.hand_back()  # already the user's count
+  assert f.calls == [1, 4]
+  bt.set_fixed(2)  # a fixed count stays: the user asked for it
+  bt.hand_back()
+  assert f.calls == [1, 4, 2]
+
+
 def test_einsum_work_counts_every_label(monkeypatch):
   seen = []
   monkeypatch.setattr(bt, "work", lambda mnk, out=None: seen.append(mnk))
