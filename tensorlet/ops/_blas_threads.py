@@ -9,7 +9,7 @@ busy neighbour, 0.55 ms with one). Large GEMMs on idle cores still gain (1000^3:
 0.55x the one-thread time with 2 threads). So:
 
 * a GEMM with fewer than `WORK_PER_THREAD` multiply-adds per thread runs on fewer
-  threads (small ones on one);
+  threads, and one below `MULTI_MIN` multiply-adds on one;
 * threads beyond the cores left idle by other processes are not used: their CPU time
   is read from /proc/stat (less our own, from the process's CPU time) at most every
   `SAMPLE_S` seconds, only when a GEMM big enough to want several threads runs;
@@ -36,6 +36,13 @@ FREE = 262144
 # multiply-adds each thread must get before a second one helps (measured on this
 # project's 2-core host: 2 threads gain 10% at 2e6, 35-45% from 6e6).
 WORK_PER_THREAD = 2_000_000
+# NOTE: below this many multiply-adds a GEMM runs on one thread even on idle cores: a
+# second OpenBLAS thread gains 10-35 % on the call itself, but then spins for a while
+# after it, holding the core that the kernel-piece pool and the next ops want. On an
+# idle 2-core host (medians of 3 rounds, ms; 0 / 7M / 16M here): the MNIST convnet step
+# (its 6.2M conv products) 19.8 / 15.4 / 14.0; a bare chain of 8M products 1.15 / 1.14 /
+# 1.85; LSTM, Transformer, W2, W5 and the demo's fit epoch within noise at 7M.
+MULTI_MIN = 7_000_000
 # NOTE: a long, thin product (a filter gradient: 9x21632 @ 21632x32) splits badly:
 # it ran 1.22x slower on 2 threads than on 1 on an idle 2-core host.
 OUT_PER_THREAD = 1024
@@ -117,7 +124,7 @@ def work(mnk, out=None):
     _init()
   if not _enabled:
     return
-  want = mnk // WORK_PER_THREAD
+  want = mnk // WORK_PER_THREAD if mnk >= MULTI_MIN else 1
   if out is not None:
     want = min(want, out // OUT_PER_THREAD)
   if want > 1:

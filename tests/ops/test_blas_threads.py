@@ -55,10 +55,12 @@ def test_large_gemms_use_the_idle_cores(monkeypatch):
   f.advance(0.5, others_cores=0.0)
   bt.gemm(1000, 1000, 1000)
   assert f.calls == [1, 4]
-  bt.gemm(400, 400, 40)  # 6.4e6: three threads' worth of work
-  assert f.calls == [1, 4, 3]
-  bt.gemm(9, 32, 21632)  # as much work, but a 9x32 product: it does not split well
-  assert f.calls == [1, 4, 3, 1]
+  bt.gemm(400, 400, 40)  # 6.4e6: below MULTI_MIN (7e6), one thread (no spinning second one)
+  assert f.calls == [1, 4, 1]
+  bt.gemm(400, 400, 100)  # 1.6e7: eight threads' worth, four cores
+  assert f.calls == [1, 4, 1, 4]
+  bt.gemm(9, 32, 100000)  # more work, but a 9x32 product: it does not split well
+  assert f.calls == [1, 4, 1, 4, 1]
 
 
 def test_busy_neighbours_take_threads_away(monkeypatch):
