@@ -26,12 +26,17 @@ def _sig(x):
   return 1 / (1 + np.exp(-x))
 
 
-def lstm_model():
+def _text_model(recurrent):
+  """Embedding(VOCAB, EMB) -> `recurrent`(UNITS) -> Dense(1), seeded and built."""
   L = tf.keras.layers
   tf.keras.utils.set_random_seed(0)
-  model = tf.keras.Sequential([L.Embedding(VOCAB, EMB), L.LSTM(UNITS), L.Dense(1)])
+  model = tf.keras.Sequential([L.Embedding(VOCAB, EMB), recurrent(UNITS), L.Dense(1)])
   model.build((None, STEPS))
   return model
+
+
+def lstm_model():
+  return _text_model(tf.keras.layers.LSTM)
 
 
 def lstm_numpy_step(params, ids, y, update):
@@ -125,11 +130,7 @@ def lstm_text_classifier(repeat):
 # ------------------------------------------------------------- SimpleRNN
 
 def simple_rnn_model():
-  L = tf.keras.layers
-  tf.keras.utils.set_random_seed(0)
-  model = tf.keras.Sequential([L.Embedding(VOCAB, EMB), L.SimpleRNN(UNITS), L.Dense(1)])
-  model.build((None, STEPS))
-  return model
+  return _text_model(tf.keras.layers.SimpleRNN)
 
 
 def simple_rnn_numpy_step(params, ids, y, update):
