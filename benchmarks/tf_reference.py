@@ -83,20 +83,14 @@ def main():
         ts.append(time.perf_counter() - t)
       print(f"TF demo fit epoch, {'eager (run_eagerly)' if eager else 'graph'} "
             f"{statistics.median(ts) * 1e3:10.3f}ms (min {min(ts) * 1e3:.3f}ms)", flush=True)
-  if "lstm" in args.k or not args.k:
-    ids, y = lstm_data()
-    model = tf.keras.Sequential([L.Embedding(VOCAB, EMB), L.LSTM(UNITS), L.Dense(1)])
-    model.build((None, STEPS))
-    bench("LSTM text classifier step", model,
-          tf.keras.losses.BinaryCrossentropy(from_logits=True), tf.constant(ids),
-          tf.constant(y))
-  if "simple_rnn" in args.k or not args.k:
-    ids, y = lstm_data()
-    model = tf.keras.Sequential([L.Embedding(VOCAB, EMB), L.SimpleRNN(UNITS), L.Dense(1)])
-    model.build((None, STEPS))
-    bench("SimpleRNN text classifier step", model,
-          tf.keras.losses.BinaryCrossentropy(from_logits=True), tf.constant(ids),
-          tf.constant(y))
+  for key, name, layer in [("lstm", "LSTM", L.LSTM), ("simple_rnn", "SimpleRNN", L.SimpleRNN)]:
+    if key in args.k or not args.k:
+      ids, y = lstm_data()
+      model = tf.keras.Sequential([L.Embedding(VOCAB, EMB), layer(UNITS), L.Dense(1)])
+      model.build((None, STEPS))
+      bench(f"{name} text classifier step", model,
+            tf.keras.losses.BinaryCrossentropy(from_logits=True), tf.constant(ids),
+            tf.constant(y))
   if "transformer" in args.k or not args.k:
     x, y = transformer_data()
     inp = tf.keras.Input((T_SEQ, D_MODEL))

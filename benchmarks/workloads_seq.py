@@ -115,16 +115,20 @@ def _rows(name, train_step, step_np, x, y, repeat):
   yield (f"{name} trace (first - steady)", first - tl, 0, "ms", "-")
 
 
-def lstm_text_classifier(repeat):
-  """Embedding(10000, 64) -> LSTM(64) -> Dense(1), Adam, batch 32 x 100 steps."""
+def _text_classifier(name, model, numpy_step, repeat):
+  """Rows of a text classifier's train step (`model`) beside `numpy_step`, Adam, batch
+  32 x 100 steps."""
   from workloads import _numpy_adam
   ids, y = lstm_data()
-  model = lstm_model()
   params = [np.asarray(v) for v in model.trainable_variables]
-  step_np = lstm_numpy_step(params, ids, y, _numpy_adam(params))
-  train_step = lstm_train_step(model, _adam())
-  yield from _rows("LSTM text classifier step", train_step, step_np, tf.constant(ids),
+  step_np = numpy_step(params, ids, y, _numpy_adam(params))
+  yield from _rows(name, lstm_train_step(model, _adam()), step_np, tf.constant(ids),
                    tf.constant(y), max(3, repeat // 3))
+
+
+def lstm_text_classifier(repeat):
+  """Embedding(10000, 64) -> LSTM(64) -> Dense(1), Adam, batch 32 x 100 steps."""
+  return _text_classifier("LSTM text classifier step", lstm_model(), lstm_numpy_step, repeat)
 
 
 # ------------------------------------------------------------- SimpleRNN
@@ -173,14 +177,8 @@ def simple_rnn_numpy_step(params, ids, y, update):
 
 def simple_rnn_text_classifier(repeat):
   """Embedding(10000, 64) -> SimpleRNN(64) -> Dense(1), Adam, batch 32 x 100 steps."""
-  from workloads import _numpy_adam
-  ids, y = lstm_data()
-  model = simple_rnn_model()
-  params = [np.asarray(v) for v in model.trainable_variables]
-  step_np = simple_rnn_numpy_step(params, ids, y, _numpy_adam(params))
-  train_step = lstm_train_step(model, _adam())
-  yield from _rows("SimpleRNN text classifier step", train_step, step_np, tf.constant(ids),
-                   tf.constant(y), max(3, repeat // 3))
+  return _text_classifier("SimpleRNN text classifier step", simple_rnn_model(),
+                          simple_rnn_numpy_step, repeat)
 
 
 # ------------------------------------------------------------- Transformer block
